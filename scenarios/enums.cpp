@@ -1,0 +1,123 @@
+#include "scenarios/enums.h"
+
+#include <utility>
+
+#include "scenarios/run_result.h"
+
+namespace tmasim {
+namespace {
+
+template <typename E>
+using Table = std::vector<std::pair<E, const char*>>;
+
+const Table<DType>& dtype_table() {
+    static const Table<DType> t = {
+        {DType::f32, "f32"}, {DType::f16, "f16"}, {DType::bf16, "bf16"}, {DType::u8, "u8"}, {DType::i32, "i32"}};
+    return t;
+}
+const Table<Swizzle>& swizzle_table() {
+    static const Table<Swizzle> t = {
+        {Swizzle::none, "none"}, {Swizzle::b32, "32B"}, {Swizzle::b64, "64B"}, {Swizzle::b128, "128B"}};
+    return t;
+}
+const Table<OobFill>& oob_table() {
+    static const Table<OobFill> t = {{OobFill::zero, "zero"}, {OobFill::nan, "nan"}};
+    return t;
+}
+const Table<Outcome>& outcome_table() {
+    static const Table<Outcome> t = {
+        {Outcome::ok, "ok"}, {Outcome::hazard, "hazard"}, {Outcome::hang, "hang"}, {Outcome::fault, "fault"}};
+    return t;
+}
+const Table<OpKind>& op_table() {
+    static const Table<OpKind> t = {
+        {OpKind::mbarrier_init, "mbarrier.init"},
+        {OpKind::mbarrier_inval, "mbarrier.inval"},
+        {OpKind::fence_mbarrier_init, "fence.mbarrier_init"},
+        {OpKind::sync, "sync"},
+        {OpKind::mbarrier_arrive, "mbarrier.arrive"},
+        {OpKind::mbarrier_arrive_expect_tx, "mbarrier.arrive_expect_tx"},
+        {OpKind::mbarrier_expect_tx, "mbarrier.expect_tx"},
+        {OpKind::mbarrier_wait, "mbarrier.wait"},
+        {OpKind::tma_load, "tma.load"},
+        {OpKind::tma_store, "tma.store"},
+        {OpKind::bulk_load, "bulk.load"},
+        {OpKind::bulk_store, "bulk.store"},
+        {OpKind::bulk_commit_group, "bulk.commit_group"},
+        {OpKind::bulk_wait_group, "bulk.wait_group"},
+        {OpKind::bulk_wait_group_read, "bulk.wait_group_read"},
+        {OpKind::fence_proxy_async, "fence.proxy.async"},
+        {OpKind::compute, "compute"},
+        {OpKind::loop, "loop"},
+    };
+    return t;
+}
+const Table<EventKind>& event_table() {
+    static const Table<EventKind> t = {
+        {EventKind::issue, "issue"},           {EventKind::complete, "complete"},
+        {EventKind::wait_begin, "wait_begin"}, {EventKind::wait_end, "wait_end"},
+        {EventKind::state, "state"},           {EventKind::hazard, "hazard"}};
+    return t;
+}
+
+template <typename E>
+std::string name_of(const Table<E>& t, E v) {
+    for (const auto& [e, n] : t)
+        if (e == v) return n;
+    return "?";
+}
+template <typename E>
+std::optional<E> lookup(const Table<E>& t, const std::string& text) {
+    for (const auto& [e, n] : t)
+        if (text == n) return e;
+    return std::nullopt;
+}
+template <typename E>
+std::string list_of(const Table<E>& t) {
+    std::string out;
+    for (const auto& [e, n] : t) out += (out.empty() ? "" : ", ") + std::string(n);
+    return out;
+}
+
+}  // namespace
+
+std::string to_string(DType v) { return name_of(dtype_table(), v); }
+std::string to_string(Swizzle v) { return name_of(swizzle_table(), v); }
+std::string to_string(OobFill v) { return name_of(oob_table(), v); }
+std::string to_string(Outcome v) { return name_of(outcome_table(), v); }
+std::string to_string(OpKind v) { return name_of(op_table(), v); }
+std::string to_string(EventKind v) { return name_of(event_table(), v); }
+
+std::optional<DType> parse_dtype(const std::string& s) { return lookup(dtype_table(), s); }
+std::optional<Swizzle> parse_swizzle(const std::string& s) { return lookup(swizzle_table(), s); }
+std::optional<OobFill> parse_oob_fill(const std::string& s) { return lookup(oob_table(), s); }
+std::optional<Outcome> parse_outcome(const std::string& s) { return lookup(outcome_table(), s); }
+std::optional<OpKind> parse_op_kind(const std::string& s) { return lookup(op_table(), s); }
+std::optional<EventKind> parse_event_kind(const std::string& s) { return lookup(event_table(), s); }
+
+std::string allowed_dtypes() { return list_of(dtype_table()); }
+std::string allowed_swizzles() { return list_of(swizzle_table()); }
+std::string allowed_oob_fills() { return list_of(oob_table()); }
+std::string allowed_outcomes() { return list_of(outcome_table()); }
+std::string allowed_op_kinds() { return list_of(op_table()); }
+
+int dtype_size(DType t) {
+    switch (t) {
+    case DType::f32: case DType::i32: return 4;
+    case DType::f16: case DType::bf16: return 2;
+    case DType::u8: return 1;
+    }
+    return 0;
+}
+bool dtype_is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+int swizzle_bytes(Swizzle s) {
+    switch (s) {
+    case Swizzle::none: return 0;
+    case Swizzle::b32: return 32;
+    case Swizzle::b64: return 64;
+    case Swizzle::b128: return 128;
+    }
+    return 0;
+}
+
+}  // namespace tmasim

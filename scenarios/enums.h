@@ -1,0 +1,58 @@
+#pragma once
+// Enumerations of the scenario language. Each is parsed from, and printed with, one
+// string table (enums.cpp), so YAML, traces and messages agree on the spelling.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tmasim {
+
+enum class DType { f32, f16, bf16, u8, i32 };
+enum class Swizzle { none, b32, b64, b128 };  // "none", "32B", "64B", "128B"
+enum class OobFill { zero, nan };
+enum class Outcome { ok, hazard, hang, fault };
+
+enum class OpKind {
+    mbarrier_init,
+    fence_mbarrier_init,
+    sync,
+    mbarrier_arrive,
+    mbarrier_arrive_expect_tx,
+    mbarrier_expect_tx,
+    mbarrier_inval,
+    mbarrier_wait,
+    tma_load,
+    tma_store,
+    bulk_load,
+    bulk_store,
+    bulk_commit_group,
+    bulk_wait_group,
+    bulk_wait_group_read,
+    fence_proxy_async,
+    compute,
+    loop,
+};
+
+std::string to_string(DType v);
+std::string to_string(Swizzle v);
+std::string to_string(OobFill v);
+std::string to_string(Outcome v);
+std::string to_string(OpKind v);  // the YAML spelling: "mbarrier.arrive_expect_tx"
+
+// nullopt when `text` is not a known spelling; allowed_*() list them for messages.
+std::optional<DType> parse_dtype(const std::string& text);
+std::optional<Swizzle> parse_swizzle(const std::string& text);
+std::optional<OobFill> parse_oob_fill(const std::string& text);
+std::optional<Outcome> parse_outcome(const std::string& text);
+std::optional<OpKind> parse_op_kind(const std::string& text);
+std::string allowed_dtypes();
+std::string allowed_swizzles();
+std::string allowed_oob_fills();
+std::string allowed_outcomes();
+std::string allowed_op_kinds();
+
+int dtype_size(DType t);
+bool dtype_is_float(DType t);
+int swizzle_bytes(Swizzle s);  // 0, 32, 64, 128
+
+}  // namespace tmasim

@@ -1,0 +1,109 @@
+#include "scenarios/ir.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "scenarios/run_result.h"
+
+namespace tmasim {
+
+int Launch::num_ctas() const {
+    int n = 1;
+    for (int g : grid) n *= g;
+    return n;
+}
+
+int64_t GlobalTensor::num_elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+int64_t SharedBuffer::num_elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+int64_t TensorMap::box_bytes(DType type) const {
+    int64_t n = dtype_size(type);
+    for (size_t d = 0; d < box.size(); ++d) {
+        int64_t stride = d < element_strides.size() ? element_strides[d] : 1;
+        n *= (box[d] + stride - 1) / stride;
+    }
+    return n;
+}
+
+std::string Ref::text() const { return index.empty() ? name : name + "[" + index.text() + "]"; }
+
+bool Selector::includes(int thread) const {
+    switch (kind) {
+    case Kind::all: return true;
+    case Kind::thread: return thread == n;
+    case Kind::warp: return thread / 32 == n;
+    case Kind::elected: return thread == n * 32;
+    case Kind::not_elected: return thread != n * 32;
+    }
+    return false;
+}
+
+std::string Selector::text() const {
+    switch (kind) {
+    case Kind::all: return "all";
+    case Kind::thread: return "thread" + std::to_string(n);
+    case Kind::warp: return "warp" + std::to_string(n);
+    case Kind::elected: return n == 0 ? "elected" : "elected" + std::to_string(n);
+    case Kind::not_elected: return n == 0 ? "not_elected" : "not_elected" + std::to_string(n);
+    }
+    return "?";
+}
+
+std::string Op::display() const {
+    std::string s = "#" + std::to_string(id) + " " + to_string(kind);
+    if (!label.empty()) s += " (" + label + ")";
+    return s + " at " + loc.str();
+}
+
+namespace {
+template <typename T>
+const T* find_named(const std::vector<T>& v, const std::string& n) {
+    auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.name == n; });
+    return it == v.end() ? nullptr : &*it;
+}
+}  // namespace
+
+const GlobalTensor* Scenario::find_global(const std::string& n) const { return find_named(globals, n); }
+const TensorMap* Scenario::find_map(const std::string& n) const { return find_named(tensormaps, n); }
+const SharedBuffer* Scenario::find_shared(const std::string& n) const { return find_named(shared, n); }
+const BarrierDecl* Scenario::find_barrier(const std::string& n) const { return find_named(barriers, n); }
+
+std::vector<const Op*> Scenario::all_ops() const {
+    std::vector<const Op*> out;
+    std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& ops) {
+        for (const Op& op : ops) {
+            out.push_back(&op);
+            walk(op.body);
+        }
+    };
+    walk(program);
+    return out;
+}
+
+const Op* Scenario::find_op(int id) const {
+    for (const Op* op : all_ops())
+        if (op->id == id) return op;
+    return nullptr;
+}
+
+std::string TraceEvent::key() const {
+    std::string k = "op" + std::to_string(op);
+    if (!iters.empty()) {
+        k += "[";
+        for (size_t i = 0; i < iters.size(); ++i) k += (i ? "," : "") + std::to_string(iters[i]);
+        k += "]";
+    }
+    return k + "@cta" + std::to_string(cta) + ".w" + std::to_string(warp) + ".l" + std::to_string(lane) +
+           ":" + to_string(kind);
+}
+
+}  // namespace tmasim

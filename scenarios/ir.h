@@ -1,0 +1,161 @@
+#pragma once
+// The typed scenario IR. Both backends consume this; neither parses YAML.
+//
+// Axis order: every shape, box, coordinate and element-stride list is written
+// outermost-first (row-major, like numpy: [rows, cols]). The last entry is the
+// fastest-moving dimension. Backends convert once, at the edge, to the driver's
+// fastest-first order (see TensorMap::driver_*()).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/enums.h"
+#include "scenarios/expr.h"
+#include "scenarios/source_loc.h"
+
+namespace tmasim {
+
+struct Launch {
+    std::vector<int> grid{1};     // CTAs, outermost first (x is the last entry)
+    std::vector<int> cluster{1};  // cluster dims; only [1] until clusters land
+    int block = 128;              // threads per CTA (1-D)
+    int num_ctas() const;
+    int num_warps() const { return (block + 31) / 32; }
+    SourceLoc loc;
+};
+
+struct InitSpec {
+    enum class Kind { iota, fill, random };
+    Kind kind = Kind::fill;
+    double fill_value = 0;       // fill
+    uint64_t seed = 0;           // random
+    double min = 0, max = 1;     // random: uniform in [min, max) (integers: [min, max])
+};
+
+struct GlobalTensor {
+    std::string name;
+    DType type = DType::f32;
+    std::vector<int64_t> shape;  // outermost first
+    InitSpec init;
+    SourceLoc loc;
+    int64_t num_elements() const;
+    int64_t size_bytes() const { return num_elements() * dtype_size(type); }
+};
+
+struct TensorMap {
+    std::string name;
+    std::string tensor;                   // GlobalTensor name
+    std::vector<int64_t> box;             // outermost first, same rank as the tensor
+    std::vector<int64_t> element_strides; // outermost first; default all 1
+    Swizzle swizzle = Swizzle::none;
+    OobFill oob_fill = OobFill::zero;
+    SourceLoc loc;
+    // Bytes one load of the full box writes into shared memory (OOB fill included):
+    // product over dims of ceil(box/elementStride) * element size.
+    int64_t box_bytes(DType type) const;
+};
+
+struct SharedBuffer {
+    std::string name;
+    DType type = DType::f32;
+    std::vector<int64_t> shape;  // outermost first
+    int64_t align = 128;         // bytes, power of two, >= 16
+    int64_t array = 0;           // 0: a single buffer; N: buffer[0..N-1]
+    SourceLoc loc;
+    int64_t num_elements() const;
+    int64_t size_bytes() const { return num_elements() * dtype_size(type); }
+    int64_t count() const { return array == 0 ? 1 : array; }
+};
+
+struct BarrierDecl {
+    std::string name;
+    int64_t array = 0;  // 0: one barrier; N: name[0..N-1]
+    SourceLoc loc;
+    int64_t count() const { return array == 0 ? 1 : array; }
+};
+
+// A reference to a shared buffer or barrier, optionally indexed: `full[i%2]`.
+struct Ref {
+    std::string name;
+    Expr index;  // empty when not indexed
+    SourceLoc loc;
+    bool empty() const { return name.empty(); }
+    std::string text() const;
+};
+
+// Which threads of the CTA execute an op.
+struct Selector {
+    enum class Kind { all, thread, warp, elected, not_elected };
+    Kind kind = Kind::all;
+    int n = 0;  // thread index or warp index (elected / not_elected: the warp, default 0)
+    // `elected`: one thread of warp `n` (elect.sync; the model uses its lane 0).
+    // `not_elected`: every thread of the CTA except that one (the guide's "else" branch).
+    bool includes(int thread) const;
+    std::string text() const;  // "all", "thread0", "warp1", "elected", "not_elected"
+};
+
+struct Op {
+    OpKind kind = OpKind::sync;
+    int id = -1;           // program-order index (pre-order over loops); stable trace key
+    std::string label;     // optional user name, for expect and messages
+    SourceLoc loc;
+    Selector by;
+
+    Ref barrier;           // mbarrier.*, tma.load, bulk.load
+    Expr count;            // mbarrier.init: expected arrivals; mbarrier.arrive: arrival count (default 1)
+    Expr bytes;            // mbarrier.arrive_expect_tx / expect_tx; bulk.load/bulk.store size
+    Expr parity;           // mbarrier.wait
+    std::string map;       // tma.load/tma.store: TensorMap name
+    std::vector<Expr> coords;  // tma: outermost first, in elements
+    Ref dst;               // tma.load/bulk.load: shared buffer
+    Ref src;               // tma.store/bulk.store: shared buffer
+    std::string global;    // bulk.load source / bulk.store destination tensor
+    Expr global_offset;    // bulk: element offset into `global` (default 0)
+    Expr n;                // bulk.wait_group / bulk.wait_group_read: max pending groups
+    // compute: buffer[e] = fn(x = buffer[e], idx = e) for e in [range_start, range_start+range_count)
+    Ref buffer;
+    Expr fn;
+    Expr range_start;      // default 0
+    Expr range_count;      // default: whole buffer
+    // loop
+    std::string var;
+    Expr loop_count;
+    std::vector<Op> body;
+
+    std::string display() const;  // "#5 tma.load (label) at file:line:col"
+};
+
+struct Expectation {
+    Outcome outcome = Outcome::ok;
+    std::string rule;   // for hazard: the rule id the model must report
+    std::string op;     // op label (or "#id") the report must name; empty: any
+    SourceLoc loc;
+};
+
+struct Scenario {
+    std::string name;
+    std::string summary;
+    std::string source;          // where the example comes from
+    std::string file;            // path it was loaded from
+    std::string arch = "sm_90";  // minimum architecture
+    Launch launch;
+    std::vector<GlobalTensor> globals;
+    std::vector<TensorMap> tensormaps;
+    std::vector<SharedBuffer> shared;
+    std::vector<BarrierDecl> barriers;
+    std::vector<Op> program;
+    Expectation expect;
+    std::string content_hash;    // fnv1a-64 of the file bytes, hex
+
+    const GlobalTensor* find_global(const std::string& n) const;
+    const TensorMap* find_map(const std::string& n) const;
+    const SharedBuffer* find_shared(const std::string& n) const;
+    const BarrierDecl* find_barrier(const std::string& n) const;
+    // Every op in program order, loops' bodies included (pointers into `program`).
+    std::vector<const Op*> all_ops() const;
+    const Op* find_op(int id) const;
+};
+
+}  // namespace tmasim

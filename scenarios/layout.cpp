@@ -1,0 +1,54 @@
+#include "scenarios/layout.h"
+
+#include <stdexcept>
+
+namespace tmasim {
+
+namespace {
+int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+}  // namespace
+
+const SharedSlot* SharedLayout::find(const std::string& name) const {
+    for (const SharedSlot& s : slots)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+int64_t SharedLayout::offset_of(const std::string& name, int64_t index) const {
+    const SharedSlot* s = find(name);
+    if (!s) throw std::out_of_range("no shared buffer or barrier named '" + name + "'");
+    if (index < 0 || index >= s->count)
+        throw std::out_of_range(name + "[" + std::to_string(index) + "] is outside 0.." +
+                                std::to_string(s->count - 1));
+    return s->offset + index * s->stride;
+}
+
+SharedLayout compute_shared_layout(const Scenario& sc) {
+    SharedLayout layout;
+    int64_t cursor = 0;
+    for (const SharedBuffer& b : sc.shared) {
+        SharedSlot slot;
+        slot.name = b.name;
+        slot.size = b.size_bytes();
+        slot.stride = round_up(slot.size, b.align);
+        slot.count = b.count();
+        slot.offset = round_up(cursor, b.align);
+        cursor = slot.offset + slot.stride * slot.count;
+        layout.slots.push_back(slot);
+    }
+    for (const BarrierDecl& bar : sc.barriers) {
+        SharedSlot slot;
+        slot.name = bar.name;
+        slot.is_barrier = true;
+        slot.size = 8;
+        slot.stride = 8;
+        slot.count = bar.count();
+        slot.offset = round_up(cursor, 8);
+        cursor = slot.offset + 8 * slot.count;
+        layout.slots.push_back(slot);
+    }
+    layout.total_bytes = round_up(cursor, 16);
+    return layout;
+}
+
+}  // namespace tmasim

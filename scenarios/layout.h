@@ -1,0 +1,34 @@
+#pragma once
+// Placement of shared buffers and mbarriers in a CTA's shared memory. Both backends use
+// the same layout so swizzle base offsets and bank behaviour agree. Offsets are relative
+// to a 1024-byte-aligned base (the device aligns its dynamic shared memory to 1024).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+
+namespace tmasim {
+
+struct SharedSlot {
+    std::string name;     // buffer or barrier name (one slot covers the whole array)
+    bool is_barrier = false;
+    int64_t offset = 0;   // byte offset of element [0]
+    int64_t stride = 0;   // bytes between array elements (size rounded up to align)
+    int64_t size = 0;     // bytes of one element
+    int64_t count = 1;
+};
+
+struct SharedLayout {
+    std::vector<SharedSlot> slots;
+    int64_t total_bytes = 0;  // bytes needed past the aligned base
+
+    const SharedSlot* find(const std::string& name) const;
+    // Offset of name[index]; throws std::out_of_range when index is outside the array.
+    int64_t offset_of(const std::string& name, int64_t index) const;
+};
+
+// Buffers in declaration order, each at its alignment; then the barriers, 8 bytes each.
+SharedLayout compute_shared_layout(const Scenario& s);
+
+}  // namespace tmasim

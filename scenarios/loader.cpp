@@ -1,0 +1,210 @@
+#include "scenarios/loader.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "scenarios/op_loader.h"
+#include "scenarios/validator.h"
+#include "scenarios/values.h"
+#include "scenarios/yaml_access.h"
+
+namespace tmasim {
+namespace {
+
+const char* kTopKeys = "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, program, expect";
+
+void check_name(const std::string& name, const SourceLoc& loc, const std::string& path) {
+    static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+    if (!std::regex_match(name, ident))
+        throw ScenarioError(loc, path, "\"" + name + "\" is not a name; allowed: letters, digits and _, not starting with a digit");
+}
+
+DType read_dtype(MapReader& m) {
+    std::string t = m.string("type");
+    auto d = parse_dtype(t);
+    if (!d) m.fail("type", "unknown type \"" + t + "\"; allowed: " + allowed_dtypes());
+    return *d;
+}
+
+Launch read_launch(MapReader& m) {
+    m.only_keys("grid, cluster, block");
+    Launch l;
+    l.loc = m.loc();
+    l.grid.clear();
+    for (int64_t g : m.int_list("grid", 1, 3, 1, 65535)) l.grid.push_back(static_cast<int>(g));
+    l.cluster.clear();
+    if (m.has("cluster")) {
+        for (int64_t c : m.int_list("cluster", 1, 3, 1, 1)) l.cluster.push_back(static_cast<int>(c));
+    } else {
+        l.cluster = {1};
+    }
+    l.block = static_cast<int>(m.integer("block", 1, 1024));
+    m.finish("grid, cluster, block");
+    return l;
+}
+
+InitSpec read_init(const YAML::Node& n, const std::string& file, const std::string& path) {
+    InitSpec init;
+    if (n.IsScalar()) {
+        if (n.Scalar() == "iota") {
+            init.kind = InitSpec::Kind::iota;
+            return init;
+        }
+        throw ScenarioError(loc_of(n, file), path,
+                            "unknown init \"" + n.Scalar() + "\"; allowed: iota, {fill: v}, {random: {seed, min, max}}");
+    }
+    MapReader m(n, file, path);
+    m.only_keys("fill, random");
+    if (m.has("fill")) {
+        init.kind = InitSpec::Kind::fill;
+        init.fill_value = m.number("fill");
+    } else if (m.has("random")) {
+        init.kind = InitSpec::Kind::random;
+        MapReader r(m.node("random"), file, m.key_path("random"));
+        r.only_keys("seed, min, max");
+        init.seed = static_cast<uint64_t>(r.integer("seed", 0, INT64_MAX));
+        init.min = r.has("min") ? r.number("min") : 0.0;
+        init.max = r.has("max") ? r.number("max") : 1.0;
+        r.finish("seed, min, max");
+        if (init.max < init.min) r.fail("max", "max is below min");
+    } else {
+        m.fail("init", "expected iota, {fill: v} or {random: {seed, min, max}}");
+    }
+    m.finish("fill, random");
+    return init;
+}
+
+template <typename F>
+void for_each_entry(MapReader& top, const std::string& key, F&& fn) {
+    YAML::Node section = top.optional(key);
+    if (!section.IsDefined() || section.IsNull()) return;
+    if (!section.IsMap()) top.fail(key, "expected a mapping of name: {...}, got " + node_kind(section));
+    for (auto it = section.begin(); it != section.end(); ++it) {
+        std::string name = it->first.Scalar();
+        std::string path = key + "." + name;
+        check_name(name, loc_of(it->first, top.file()), path);
+        // `bar:` with no value is an empty declaration, like `bar: {}`.
+        YAML::Node value = it->second.IsNull() ? YAML::Node(YAML::NodeType::Map) : it->second;
+        fn(name, MapReader(value, top.file(), path), loc_of(it->first, top.file()));
+    }
+}
+
+Scenario read_scenario(const YAML::Node& root, const std::string& file) {
+    MapReader top(root, file, "");
+    top.only_keys(kTopKeys);
+    Scenario sc;
+    sc.file = file;
+    sc.name = top.string("scenario");
+    check_name(sc.name, top.loc("scenario"), "scenario");
+    sc.summary = top.string_or("summary", "");
+    sc.source = top.string_or("source", "");
+    sc.arch = top.string_or("arch", "sm_90");
+    if (sc.arch != "sm_90" && sc.arch != "sm_100")
+        top.fail("arch", "unknown arch \"" + sc.arch + "\"; allowed: sm_90, sm_100");
+    {
+        MapReader l(top.node("launch"), file, "launch");
+        sc.launch = read_launch(l);
+    }
+    for_each_entry(top, "global", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        m.only_keys("type, shape, init");
+        GlobalTensor t;
+        t.name = name;
+        t.loc = loc;
+        t.type = read_dtype(m);
+        t.shape = m.int_list("shape", 1, 5, 1, int64_t(1) << 32);
+        t.init = m.has("init") ? read_init(m.node("init"), file, m.key_path("init")) : InitSpec{};
+        m.finish("type, shape, init");
+        if (t.size_bytes() > (int64_t(1) << 30))
+            m.fail("shape", "tensor is larger than 1 GiB; allowed: at most 1 GiB per tensor");
+        sc.globals.push_back(t);
+    });
+    for_each_entry(top, "tensormaps", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        m.only_keys("tensor, box, element_strides, swizzle, oob_fill");
+        TensorMap tm;
+        tm.name = name;
+        tm.loc = loc;
+        tm.tensor = m.string("tensor");
+        tm.box = m.int_list("box", 1, 5, INT64_MIN, INT64_MAX);
+        if (m.has("element_strides")) tm.element_strides = m.int_list("element_strides", 1, 5, INT64_MIN, INT64_MAX);
+        std::string sw = m.string_or("swizzle", "none");
+        auto swz = parse_swizzle(sw);
+        if (!swz) m.fail("swizzle", "unknown swizzle \"" + sw + "\"; allowed: " + allowed_swizzles());
+        tm.swizzle = *swz;
+        std::string fill = m.string_or("oob_fill", "zero");
+        auto of = parse_oob_fill(fill);
+        if (!of) m.fail("oob_fill", "unknown oob_fill \"" + fill + "\"; allowed: " + allowed_oob_fills());
+        tm.oob_fill = *of;
+        m.finish("tensor, box, element_strides, swizzle, oob_fill");
+        sc.tensormaps.push_back(tm);
+    });
+    for_each_entry(top, "shared", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        m.only_keys("type, shape, align, array");
+        SharedBuffer b;
+        b.name = name;
+        b.loc = loc;
+        b.type = read_dtype(m);
+        b.shape = m.int_list("shape", 1, 5, 1, 232448);
+        b.align = m.integer_or("align", 128, 16, 1024);
+        if ((b.align & (b.align - 1)) != 0) m.fail("align", std::to_string(b.align) + " is not a power of two; allowed: 16, 32, ..., 1024");
+        b.array = m.integer_or("array", 0, 1, 64);
+        m.finish("type, shape, align, array");
+        sc.shared.push_back(b);
+    });
+    for_each_entry(top, "barriers", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        m.only_keys("array");
+        BarrierDecl d;
+        d.name = name;
+        d.loc = loc;
+        d.array = m.integer_or("array", 0, 1, 64);
+        m.finish("array");
+        sc.barriers.push_back(d);
+    });
+    YAML::Node program = top.node("program");
+    if (!program.IsSequence() || program.size() == 0)
+        top.fail("program", "expected a non-empty list of ops, got " + node_kind(program));
+    int next_id = 0;
+    sc.program = read_ops(program, file, "program", next_id);
+    if (top.has("expect")) {
+        MapReader e(top.node("expect"), file, "expect");
+        e.only_keys("outcome, rule, op");
+        sc.expect.loc = e.loc();
+        std::string oc = e.string("outcome");
+        auto o = parse_outcome(oc);
+        if (!o) e.fail("outcome", "unknown outcome \"" + oc + "\"; allowed: " + allowed_outcomes());
+        sc.expect.outcome = *o;
+        sc.expect.rule = e.string_or("rule", "");
+        sc.expect.op = e.string_or("op", "");
+        e.finish("outcome, rule, op");
+    }
+    top.finish(kTopKeys);
+    return sc;
+}
+
+}  // namespace
+
+Scenario load_scenario_text(const std::string& text, const std::string& path) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        SourceLoc loc{path, e.mark.line + 1, e.mark.column + 1};
+        throw ScenarioError(loc, "yaml", e.msg);
+    }
+    if (!root.IsDefined() || root.IsNull())
+        throw ScenarioError(SourceLoc{path, 1, 1}, "scenario", "the file is empty");
+    Scenario sc = read_scenario(root, path);
+    sc.content_hash = fnv1a64_hex(text.data(), text.size());
+    validate_scenario(sc);
+    return sc;
+}
+
+Scenario load_scenario_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ScenarioError(SourceLoc{path, 0, 0}, "file", "cannot open the scenario file");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return load_scenario_text(buf.str(), path);
+}
+
+}  // namespace tmasim

@@ -1,0 +1,188 @@
+#include "scenarios/op_loader.h"
+
+#include <map>
+#include <regex>
+
+#include "scenarios/yaml_access.h"
+
+namespace tmasim {
+namespace {
+
+// The keys each op takes besides op, by, label.
+const std::map<OpKind, std::string>& op_keys() {
+    static const std::map<OpKind, std::string> keys = {
+        {OpKind::mbarrier_init, "barrier, count"},
+        {OpKind::mbarrier_inval, "barrier"},
+        {OpKind::fence_mbarrier_init, ""},
+        {OpKind::sync, ""},
+        {OpKind::mbarrier_arrive, "barrier, count"},
+        {OpKind::mbarrier_arrive_expect_tx, "barrier, bytes"},
+        {OpKind::mbarrier_expect_tx, "barrier, bytes"},
+        {OpKind::mbarrier_wait, "barrier, parity"},
+        {OpKind::tma_load, "map, coords, dst, barrier"},
+        {OpKind::tma_store, "map, coords, src"},
+        {OpKind::bulk_load, "global, offset, bytes, dst, barrier"},
+        {OpKind::bulk_store, "src, global, offset, bytes"},
+        {OpKind::bulk_commit_group, ""},
+        {OpKind::bulk_wait_group, "n"},
+        {OpKind::bulk_wait_group_read, "n"},
+        {OpKind::fence_proxy_async, ""},
+        {OpKind::compute, "buffer, fn, start, count"},
+        {OpKind::loop, "var, count, body"},
+    };
+    return keys;
+}
+
+Selector read_selector(MapReader& m) {
+    Selector s;
+    if (!m.has("by")) return s;
+    std::string text = m.string("by");
+    static const std::regex form("(all|thread|warp|elected|not_elected)([0-9]*)");
+    std::smatch match;
+    const char* allowed = "allowed: all, threadN, warpN, elected, not_elected (electedW/not_electedW for warp W)";
+    if (!std::regex_match(text, match, form)) m.fail("by", "unknown selector \"" + text + "\"; " + allowed);
+    std::string kind = match[1];
+    std::string digits = match[2];
+    bool needs_number = kind == "thread" || kind == "warp";
+    if ((kind == "all" && !digits.empty()) || (needs_number && digits.empty()))
+        m.fail("by", "unknown selector \"" + text + "\"; " + allowed);
+    if (digits.size() > 4) m.fail("by", "index in \"" + text + "\" is out of range; allowed: 0..1023");
+    s.n = digits.empty() ? 0 : std::stoi(digits);
+    if (kind == "all") s.kind = Selector::Kind::all;
+    else if (kind == "thread") s.kind = Selector::Kind::thread;
+    else if (kind == "warp") s.kind = Selector::Kind::warp;
+    else if (kind == "elected") s.kind = Selector::Kind::elected;
+    else s.kind = Selector::Kind::not_elected;
+    return s;
+}
+
+// "name" or "name[expr]".
+Ref read_ref(MapReader& m, const std::string& key) {
+    Ref r;
+    r.loc = m.loc(key);
+    std::string text = m.string(key);
+    static const std::regex form(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*)");
+    std::smatch match;
+    if (!std::regex_match(text, match, form))
+        m.fail(key, "\"" + text + "\" is not a reference; allowed: name or name[index expression]");
+    r.name = match[1];
+    if (match[2].matched) {
+        SourceLoc at = r.loc;
+        at.col += static_cast<int>(match.position(2));
+        r.index = Expr::parse(match[2], at, m.key_path(key));
+    }
+    return r;
+}
+
+Op read_op(const YAML::Node& node, const std::string& file, const std::string& path, int& next_id) {
+    MapReader m(node, file, path);
+    Op op;
+    op.loc = m.loc();
+    op.id = next_id++;
+    std::string kind_text = m.string("op");
+    auto kind = parse_op_kind(kind_text);
+    if (!kind) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
+    op.kind = *kind;
+    const std::string extra = op_keys().at(op.kind);
+    const std::string allowed = "op, by, label" + (extra.empty() ? "" : ", " + extra) + " (for " + kind_text + ")";
+    m.only_keys("op, by, label" + (extra.empty() ? "" : ", " + extra), " (for " + kind_text + ")");
+    op.by = read_selector(m);
+    op.label = m.string_or("label", "");
+
+    switch (op.kind) {
+    case OpKind::mbarrier_init:
+        op.barrier = read_ref(m, "barrier");
+        op.count = m.expr("count");
+        break;
+    case OpKind::mbarrier_inval:
+        op.barrier = read_ref(m, "barrier");
+        break;
+    case OpKind::mbarrier_arrive:
+        op.barrier = read_ref(m, "barrier");
+        op.count = m.has("count") ? m.expr("count") : Expr::constant(1);
+        break;
+    case OpKind::mbarrier_arrive_expect_tx:
+    case OpKind::mbarrier_expect_tx:
+        op.barrier = read_ref(m, "barrier");
+        op.bytes = m.expr("bytes");
+        break;
+    case OpKind::mbarrier_wait:
+        op.barrier = read_ref(m, "barrier");
+        op.parity = m.expr("parity");
+        break;
+    case OpKind::tma_load:
+    case OpKind::tma_store: {
+        op.map = m.string("map");
+        YAML::Node coords = m.node("coords");
+        if (!coords.IsSequence() || coords.size() < 1 || coords.size() > 5)
+            m.fail("coords", "expected a list of 1..5 coordinates, got " + node_kind(coords));
+        for (size_t i = 0; i < coords.size(); ++i)
+            op.coords.push_back(scalar_expr(coords[i], file, m.key_path("coords") + "[" + std::to_string(i) + "]"));
+        if (op.kind == OpKind::tma_load) {
+            op.dst = read_ref(m, "dst");
+            op.barrier = read_ref(m, "barrier");
+        } else {
+            op.src = read_ref(m, "src");
+        }
+        break;
+    }
+    case OpKind::bulk_load:
+    case OpKind::bulk_store:
+        op.global = m.string("global");
+        op.global_offset = m.has("offset") ? m.expr("offset") : Expr::constant(0);
+        op.bytes = m.expr("bytes");
+        if (op.kind == OpKind::bulk_load) {
+            op.dst = read_ref(m, "dst");
+            op.barrier = read_ref(m, "barrier");
+        } else {
+            op.src = read_ref(m, "src");
+        }
+        break;
+    case OpKind::bulk_wait_group:
+    case OpKind::bulk_wait_group_read:
+        op.n = m.expr("n");
+        if (!op.n.is_constant()) m.fail("n", "must be a constant (an immediate in PTX)");
+        break;
+    case OpKind::compute: {
+        op.buffer = read_ref(m, "buffer");
+        std::string fn = m.string("fn");
+        SourceLoc at = m.loc("fn");
+        if (m.optional("fn").Tag() == "!") at.col += 1;
+        op.fn = Expr::parse(fn, at, m.key_path("fn"));
+        op.range_start = m.has("start") ? m.expr("start") : Expr::constant(0);
+        op.range_count = m.expr_or_empty("count");
+        break;
+    }
+    case OpKind::loop: {
+        op.var = m.string("var");
+        static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+        if (!std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" || op.var == "idx")
+            m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
+        op.loop_count = m.expr("count");
+        YAML::Node body = m.node("body");
+        if (!body.IsSequence() || body.size() == 0)
+            m.fail("body", "expected a non-empty list of ops, got " + node_kind(body));
+        op.body = read_ops(body, file, m.key_path("body"), next_id);
+        break;
+    }
+    case OpKind::fence_mbarrier_init:
+    case OpKind::sync:
+    case OpKind::bulk_commit_group:
+    case OpKind::fence_proxy_async:
+        break;
+    }
+    m.finish(allowed);
+    return op;
+}
+
+}  // namespace
+
+std::vector<Op> read_ops(const YAML::Node& list, const std::string& file, const std::string& path,
+                         int& next_id) {
+    std::vector<Op> ops;
+    for (size_t i = 0; i < list.size(); ++i)
+        ops.push_back(read_op(list[i], file, path + "[" + std::to_string(i) + "]", next_id));
+    return ops;
+}
+
+}  // namespace tmasim

@@ -1,0 +1,76 @@
+#pragma once
+// What a backend returns after running a scenario: the backend-neutral content of a trace.
+// model/ and device/ fill it; traces/ writes it as JSONL, reads it back and diffs two.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/enums.h"
+
+namespace tmasim {
+
+enum class EventKind { issue, complete, wait_begin, wait_end, state, hazard };
+std::string to_string(EventKind k);
+std::optional<EventKind> parse_event_kind(const std::string& text);
+
+// One timestamped event. The key (op, iters, cta, warp, lane, kind) is stable across backends.
+struct TraceEvent {
+    int op = -1;                  // Op::id
+    std::vector<int64_t> iters;   // loop indices, outermost first
+    int cta = 0;
+    int warp = 0;
+    int lane = 0;                 // executing lane; 0 for warp-wide ops
+    EventKind kind = EventKind::issue;
+    int64_t t = 0;                // SM cycles since kernel start, per CTA
+    int64_t t_ns = -1;            // globaltimer ns since kernel start (device only; -1 if none)
+    bool model_only = false;      // events the device cannot see (bytes landing, phase flip...)
+    std::string what;             // model-only events: "complete_tx", "phase_flip", ...
+    std::map<std::string, std::string> detail;  // small extra facts (bytes, barrier, parity...)
+    std::string key() const;      // "op5[2]@cta0.w1.l0:issue"
+};
+
+// A report of a broken rule, a hang or a fault.
+struct Diagnostic {
+    Outcome outcome = Outcome::hazard;  // hazard | hang | fault
+    std::string rule;        // stable rule id, e.g. "proxy.generic_to_async", "mbarrier.tx_mismatch"
+    int op = -1;             // op the report names
+    std::vector<int64_t> iters;
+    int cta = 0;
+    std::string message;     // one line, names the op, the buffer and the rule
+    std::map<std::string, std::string> detail;  // e.g. expected_bytes, delivered_bytes, pending
+};
+
+struct MemoryImage {
+    std::string name;        // tensor or shared buffer name ("tile", "stage[1]")
+    std::string space;       // "global" | "shared"
+    int cta = 0;             // shared only
+    std::vector<uint8_t> bytes;
+};
+
+struct Provenance {
+    std::string backend;     // "model" | "device"
+    std::string tool_version;
+    std::string scenario;    // scenario name
+    std::string scenario_file;
+    std::string scenario_hash;
+    std::string gpu;         // device: GPU name; model: the arch config's name
+    int sm_clock_mhz = 0;
+    std::string driver;      // device only
+    std::string cuda;        // device: CUDA driver version; model: ""
+    std::string model_config;       // model: arch config name ("h100-sxm")
+    std::string model_config_hash;  // model: fnv1a-64 of the arch config file
+    uint64_t seed = 0;
+    std::map<std::string, std::string> extra;  // e.g. "sm": "sm_90a", "timer_step_ns"
+};
+
+struct RunResult {
+    Provenance provenance;
+    Outcome outcome = Outcome::ok;
+    std::vector<Diagnostic> diagnostics;  // the first one with outcome==outcome explains it
+    std::vector<TraceEvent> events;       // sorted by (cta, t, op, warp, lane, kind)
+    std::vector<MemoryImage> memory;      // final global tensors, then shared buffers
+};
+
+}  // namespace tmasim

@@ -1,0 +1,266 @@
+#include "scenarios/validator.h"
+
+#include <algorithm>
+#include <set>
+
+#include "scenarios/layout.h"
+#include "scenarios/tensormap_rules.h"
+
+namespace tmasim {
+namespace {
+
+constexpr int64_t kMaxArrivals = (int64_t(1) << 20) - 1;
+constexpr int64_t kMaxTx = (int64_t(1) << 20) - 1;
+constexpr int64_t kMaxOpInstances = 1000000;
+constexpr int64_t kMaxSharedBytes = 232448;  // 227 KB per block (sm_90 opt-in)
+
+std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out.empty() ? "(none declared)" : out;
+}
+
+template <typename T>
+std::vector<std::string> names_of(const std::vector<T>& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v) out.push_back(x.name);
+    return out;
+}
+
+class Validator {
+public:
+    explicit Validator(const Scenario& sc) : sc_(sc) {}
+
+    void run() {
+        check_declarations();
+        check_ops_static(sc_.program, {"cta"});
+        check_expectation();
+        int64_t instances = 0;
+        for (int cta = 0; cta < sc_.launch.num_ctas(); ++cta)
+            check_ops_dynamic(sc_.program, {{"cta", cta}}, instances);
+    }
+
+private:
+    void check_declarations() {
+        std::set<std::string> smem_names;
+        for (const auto& b : sc_.shared) smem_names.insert(b.name);
+        for (const auto& b : sc_.barriers)
+            if (!smem_names.insert(b.name).second)
+                throw ScenarioError(b.loc, "barriers." + b.name, "the name is already used by a shared buffer");
+        for (const auto& m : sc_.tensormaps) {
+            const GlobalTensor* t = sc_.find_global(m.tensor);
+            if (!t)
+                throw ScenarioError(m.loc, "tensormaps." + m.name + ".tensor",
+                                    "no global tensor named '" + m.tensor + "'; declared: " + join(names_of(sc_.globals)));
+            check_tensormap_encode_rules(m, *t);
+        }
+        SharedLayout layout = compute_shared_layout(sc_);
+        if (layout.total_bytes > kMaxSharedBytes)
+            throw ScenarioError(sc_.shared.empty() ? sc_.launch.loc : sc_.shared.back().loc, "shared",
+                                "shared memory needs " + std::to_string(layout.total_bytes) +
+                                    " bytes; allowed: at most 232448 (227 KB per block on sm_90)");
+    }
+
+    void check_expectation() {
+        const Expectation& e = sc_.expect;
+        if (!e.op.empty() && !find_label(e.op))
+            throw ScenarioError(e.loc, "expect.op", "no op labelled '" + e.op + "'; labels: " + join(labels_));
+        if (!e.rule.empty() && e.outcome != Outcome::hazard && e.outcome != Outcome::hang)
+            throw ScenarioError(e.loc, "expect.rule", "a rule is only expected with outcome hazard or hang");
+    }
+
+    bool find_label(const std::string& l) const {
+        if (std::find(labels_.begin(), labels_.end(), l) != labels_.end()) return true;
+        if (l.size() > 1 && l[0] == '#') {
+            for (const Op* op : sc_.all_ops())
+                if ("#" + std::to_string(op->id) == l) return true;
+        }
+        return false;
+    }
+
+    static std::string key(const Op& op, const std::string& k) { return to_string(op.kind) + "." + k; }
+
+    void check_vars(const Expr& e, const std::vector<std::string>& scope, const std::string& k) const {
+        if (e.empty()) return;
+        for (const auto& v : e.variables())
+            if (std::find(scope.begin(), scope.end(), v) == scope.end())
+                throw ScenarioError(e.loc(), k, "unknown variable '" + v + "'; allowed here: " + join(scope));
+    }
+
+    void check_ref(const Ref& r, bool barrier, const std::vector<std::string>& scope, const std::string& k) const {
+        int64_t array = 0;
+        if (barrier) {
+            const BarrierDecl* b = sc_.find_barrier(r.name);
+            if (!b) throw ScenarioError(r.loc, k, "no barrier named '" + r.name + "'; declared: " + join(names_of(sc_.barriers)));
+            array = b->array;
+        } else {
+            const SharedBuffer* b = sc_.find_shared(r.name);
+            if (!b) throw ScenarioError(r.loc, k, "no shared buffer named '" + r.name + "'; declared: " + join(names_of(sc_.shared)));
+            array = b->array;
+        }
+        if (array == 0 && !r.index.empty())
+            throw ScenarioError(r.loc, k, "'" + r.name + "' is not an array; allowed: " + r.name + " without an index");
+        if (array > 0 && r.index.empty())
+            throw ScenarioError(r.loc, k, "'" + r.name + "' is an array of " + std::to_string(array) +
+                                              "; allowed: " + r.name + "[index]");
+        check_vars(r.index, scope, k);
+    }
+
+    void check_selector(const Op& op) const {
+        const Selector& s = op.by;
+        const int warps = sc_.launch.num_warps();
+        if (s.kind == Selector::Kind::thread && s.n >= sc_.launch.block)
+            throw ScenarioError(op.loc, key(op, "by"), "thread" + std::to_string(s.n) + " is outside the block; allowed: thread0..thread" +
+                                                           std::to_string(sc_.launch.block - 1));
+        if (s.kind != Selector::Kind::thread && s.kind != Selector::Kind::all && s.n >= warps)
+            throw ScenarioError(op.loc, key(op, "by"), s.text() + " names warp " + std::to_string(s.n) +
+                                                           "; allowed: warps 0.." + std::to_string(warps - 1));
+    }
+
+    void check_ops_static(const std::vector<Op>& ops, std::vector<std::string> scope) {
+        for (const Op& op : ops) {
+            if (!op.label.empty()) {
+                if (std::find(labels_.begin(), labels_.end(), op.label) != labels_.end())
+                    throw ScenarioError(op.loc, key(op, "label"), "label '" + op.label + "' is used twice");
+                labels_.push_back(op.label);
+            }
+            check_selector(op);
+            for (const Expr* e : {&op.count, &op.bytes, &op.parity, &op.global_offset, &op.n, &op.range_start,
+                                  &op.range_count, &op.loop_count})
+                check_vars(*e, scope, to_string(op.kind));
+            for (const Expr& c : op.coords) check_vars(c, scope, key(op, "coords"));
+            if (!op.barrier.empty()) check_ref(op.barrier, true, scope, key(op, "barrier"));
+            if (!op.dst.empty()) check_ref(op.dst, false, scope, key(op, "dst"));
+            if (!op.src.empty()) check_ref(op.src, false, scope, key(op, "src"));
+            if (!op.buffer.empty()) check_ref(op.buffer, false, scope, key(op, "buffer"));
+            if (!op.global.empty() && !sc_.find_global(op.global))
+                throw ScenarioError(op.loc, key(op, "global"), "no global tensor named '" + op.global +
+                                                                   "'; declared: " + join(names_of(sc_.globals)));
+            if (op.kind == OpKind::tma_load || op.kind == OpKind::tma_store) check_tma_static(op);
+            if (op.kind == OpKind::compute) check_vars(op.fn, {"x", "idx"}, key(op, "fn"));
+            if (op.kind == OpKind::loop) {
+                if (std::find(scope.begin(), scope.end(), op.var) != scope.end())
+                    throw ScenarioError(op.loc, key(op, "var"), "'" + op.var + "' is already a variable here");
+                auto inner = scope;
+                inner.push_back(op.var);
+                check_ops_static(op.body, inner);
+            }
+        }
+    }
+
+    void check_tma_static(const Op& op) const {
+        const TensorMap* m = sc_.find_map(op.map);
+        if (!m) throw ScenarioError(op.loc, key(op, "map"), "no tensor map named '" + op.map + "'; declared: " +
+                                                                join(names_of(sc_.tensormaps)));
+        if (op.coords.size() != m->box.size())
+            throw ScenarioError(op.loc, key(op, "coords"), "map " + m->name + " has rank " + std::to_string(m->box.size()) +
+                                                               "; allowed: exactly that many coordinates");
+        const Ref& buf = op.kind == OpKind::tma_load ? op.dst : op.src;
+        const SharedBuffer* b = sc_.find_shared(buf.name);
+        if (b->align < 128)
+            throw ScenarioError(buf.loc, key(op, op.kind == OpKind::tma_load ? "dst" : "src"),
+                                "buffer " + b->name + " is aligned to " + std::to_string(b->align) +
+                                    " bytes; allowed: a tensor copy's shared buffer needs align >= 128 [PTX 5.5.3]");
+        int64_t need = m->box_bytes(sc_.find_global(m->tensor)->type);
+        if (need > b->size_bytes())
+            throw ScenarioError(buf.loc, key(op, op.kind == OpKind::tma_load ? "dst" : "src"),
+                                "the box of " + m->name + " is " + std::to_string(need) + " bytes but " + b->name + " holds " +
+                                    std::to_string(b->size_bytes()) + "; allowed: a buffer at least as large as the box");
+    }
+
+    void in_range(const Expr& e, const Expr::IntEnv& env, int64_t lo, int64_t hi, const Op& op, const std::string& k,
+                  const std::string& why = "") const {
+        if (e.empty()) return;
+        int64_t v = e.eval_int(env);
+        if (v < lo || v > hi)
+            throw ScenarioError(e.loc(), key(op, k), "\"" + e.text() + "\" evaluates to " + std::to_string(v) +
+                                                         env_text(env) + "; allowed: " + std::to_string(lo) + ".." +
+                                                         std::to_string(hi) + why);
+    }
+
+    static std::string env_text(const Expr::IntEnv& env) {
+        std::string s;
+        for (const auto& [k, v] : env)
+            if (k != "cta" || v != 0) s += (s.empty() ? " (" : ", ") + k + "=" + std::to_string(v);
+        return s.empty() ? s : s + ")";
+    }
+
+    void check_index(const Ref& r, bool barrier, const Expr::IntEnv& env, const Op& op, const std::string& k) const {
+        if (r.empty() || r.index.empty()) return;
+        int64_t n = barrier ? sc_.find_barrier(r.name)->array : sc_.find_shared(r.name)->array;
+        in_range(r.index, env, 0, n - 1, op, k);
+    }
+
+    void check_ops_dynamic(const std::vector<Op>& ops, Expr::IntEnv env, int64_t& instances) const {
+        for (const Op& op : ops) {
+            if (++instances > kMaxOpInstances)
+                throw ScenarioError(op.loc, key(op, "count"), "the program runs more than 1000000 ops; allowed: fewer");
+            check_index(op.barrier, true, env, op, "barrier");
+            check_index(op.dst, false, env, op, "dst");
+            check_index(op.src, false, env, op, "src");
+            check_index(op.buffer, false, env, op, "buffer");
+            switch (op.kind) {
+            case OpKind::mbarrier_init: in_range(op.count, env, 1, kMaxArrivals, op, "count", " [PTX mbarrier expected count]"); break;
+            case OpKind::mbarrier_arrive: in_range(op.count, env, 1, kMaxArrivals, op, "count"); break;
+            case OpKind::mbarrier_arrive_expect_tx:
+            case OpKind::mbarrier_expect_tx: in_range(op.bytes, env, 0, kMaxTx, op, "bytes", " [PTX tx-count range]"); break;
+            case OpKind::mbarrier_wait: in_range(op.parity, env, 0, 1, op, "parity"); break;
+            case OpKind::bulk_wait_group:
+            case OpKind::bulk_wait_group_read: in_range(op.n, env, 0, 63, op, "n"); break;
+            case OpKind::tma_load:
+            case OpKind::tma_store:
+                for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
+                break;
+            case OpKind::bulk_load:
+            case OpKind::bulk_store: check_bulk(op, env); break;
+            case OpKind::compute: check_compute(op, env); break;
+            case OpKind::loop: {
+                in_range(op.loop_count, env, 0, 65536, op, "count");
+                int64_t n = op.loop_count.eval_int(env);
+                for (int64_t i = 0; i < n; ++i) {
+                    Expr::IntEnv inner = env;
+                    inner[op.var] = i;
+                    check_ops_dynamic(op.body, inner, instances);
+                }
+                break;
+            }
+            default: break;
+            }
+        }
+    }
+
+    void check_bulk(const Op& op, const Expr::IntEnv& env) const {
+        const Ref& buf = op.kind == OpKind::bulk_load ? op.dst : op.src;
+        const SharedBuffer* b = sc_.find_shared(buf.name);
+        const GlobalTensor* g = sc_.find_global(op.global);
+        in_range(op.bytes, env, 16, b->size_bytes(), op, "bytes", " (at most the size of " + b->name + ")");
+        int64_t bytes = op.bytes.eval_int(env);
+        if (bytes % 16 != 0)
+            throw ScenarioError(op.bytes.loc(), key(op, "bytes"), std::to_string(bytes) +
+                                                                      " bytes; allowed: a multiple of 16 [PTX 9.7.9.25.4.1]");
+        int64_t esize = dtype_size(g->type);
+        in_range(op.global_offset, env, 0, g->num_elements() - bytes / esize, op, "offset",
+                 " (elements; the copy must stay inside " + g->name + ")");
+        int64_t off = op.global_offset.eval_int(env) * esize;
+        if (off % 16 != 0)
+            throw ScenarioError(op.global_offset.loc(), key(op, "offset"), "byte offset " + std::to_string(off) +
+                                                                               " is not 16-byte aligned; allowed: a multiple of 16 bytes");
+    }
+
+    void check_compute(const Op& op, const Expr::IntEnv& env) const {
+        const SharedBuffer* b = sc_.find_shared(op.buffer.name);
+        int64_t n = b->num_elements();
+        in_range(op.range_start, env, 0, n, op, "start");
+        int64_t start = op.range_start.eval_int(env);
+        in_range(op.range_count, env, 0, n - start, op, "count", " (the range must stay inside " + b->name + ")");
+    }
+
+    const Scenario& sc_;
+    std::vector<std::string> labels_;
+};
+
+}  // namespace
+
+void validate_scenario(const Scenario& sc) { Validator(sc).run(); }
+
+}  // namespace tmasim

@@ -1,0 +1,182 @@
+#include "scenarios/values.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace tmasim {
+
+namespace {
+
+uint32_t float_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+float bits_float(uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// splitmix64: a tiny, well-known generator, so random inits are the same everywhere.
+uint64_t splitmix64(uint64_t& state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+}  // namespace
+
+uint16_t float_to_bf16_bits(float f) {
+    uint32_t u = float_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
+    u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+    return static_cast<uint16_t>(u >> 16);
+}
+
+float bf16_bits_to_float(uint16_t h) { return bits_float(static_cast<uint32_t>(h) << 16); }
+
+uint16_t float_to_f16_bits(float f) {
+    uint32_t u = float_bits(f);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    uint32_t abs = u & 0x7fffffffu;
+    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u); // rounds to inf
+    if (abs < 0x38800000u) {
+        // Subnormal half (or zero): value = mantissa * 2^-24, rounded to nearest even.
+        if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
+        uint32_t exp = abs >> 23;
+        uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
+        uint32_t shift = 126 - exp;  // 14 + (112 - exp) ... so that result is mant >> (shift - 0)
+        uint32_t half_mant = mant >> shift;
+        uint32_t rem = mant & ((1u << shift) - 1);
+        uint32_t halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (half_mant & 1u))) ++half_mant;
+        return static_cast<uint16_t>(sign | half_mant);
+    }
+    uint32_t rebias = abs - 0x38000000u;  // exponent 127 -> 15
+    uint32_t half = rebias >> 13;
+    uint32_t rem = rebias & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+}
+
+float f16_bits_to_float(uint16_t h) {
+    uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    if (exp == 0) {
+        float v = std::ldexp(static_cast<float>(mant), -24);
+        return sign ? -v : v;
+    }
+    if (exp == 31) return bits_float(sign | 0x7f800000u | (mant << 13));
+    return bits_float(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+float load_element_float(const uint8_t* base, DType t, int64_t e) {
+    switch (t) {
+    case DType::f32: {
+        float f;
+        std::memcpy(&f, base + e * 4, 4);
+        return f;
+    }
+    case DType::f16: {
+        uint16_t h;
+        std::memcpy(&h, base + e * 2, 2);
+        return f16_bits_to_float(h);
+    }
+    case DType::bf16: {
+        uint16_t h;
+        std::memcpy(&h, base + e * 2, 2);
+        return bf16_bits_to_float(h);
+    }
+    default:
+        return static_cast<float>(load_element_int(base, t, e));
+    }
+}
+
+void store_element_float(uint8_t* base, DType t, int64_t e, float v) {
+    switch (t) {
+    case DType::f32: std::memcpy(base + e * 4, &v, 4); break;
+    case DType::f16: {
+        uint16_t h = float_to_f16_bits(v);
+        std::memcpy(base + e * 2, &h, 2);
+        break;
+    }
+    case DType::bf16: {
+        uint16_t h = float_to_bf16_bits(v);
+        std::memcpy(base + e * 2, &h, 2);
+        break;
+    }
+    default:
+        store_element_int(base, t, e, static_cast<int64_t>(v));
+    }
+}
+
+int64_t load_element_int(const uint8_t* base, DType t, int64_t e) {
+    switch (t) {
+    case DType::u8: return base[e];
+    case DType::i32: {
+        int32_t v;
+        std::memcpy(&v, base + e * 4, 4);
+        return v;
+    }
+    default:
+        return static_cast<int64_t>(load_element_float(base, t, e));
+    }
+}
+
+void store_element_int(uint8_t* base, DType t, int64_t e, int64_t v) {
+    switch (t) {
+    case DType::u8: base[e] = static_cast<uint8_t>(v); break;
+    case DType::i32: {
+        int32_t w = static_cast<int32_t>(static_cast<uint32_t>(v));
+        std::memcpy(base + e * 4, &w, 4);
+        break;
+    }
+    default:
+        store_element_float(base, t, e, static_cast<float>(v));
+    }
+}
+
+std::vector<uint8_t> initial_bytes(const GlobalTensor& t) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(t.size_bytes()), 0);
+    uint64_t state = t.init.seed;
+    const int64_t n = t.num_elements();
+    for (int64_t e = 0; e < n; ++e) {
+        double v = 0;
+        switch (t.init.kind) {
+        case InitSpec::Kind::iota: v = static_cast<double>(e); break;
+        case InitSpec::Kind::fill: v = t.init.fill_value; break;
+        case InitSpec::Kind::random: {
+            double unit = static_cast<double>(splitmix64(state) >> 11) * (1.0 / 9007199254740992.0);
+            if (dtype_is_float(t.type)) {
+                v = t.init.min + unit * (t.init.max - t.init.min);
+            } else {
+                double span = std::floor(t.init.max) - std::ceil(t.init.min) + 1;
+                v = std::ceil(t.init.min) + std::floor(unit * span);
+            }
+            break;
+        }
+        }
+        if (dtype_is_float(t.type)) store_element_float(bytes.data(), t.type, e, static_cast<float>(v));
+        else store_element_int(bytes.data(), t.type, e, static_cast<int64_t>(v));
+    }
+    return bytes;
+}
+
+std::string fnv1a64_hex(const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    static const char* digits = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<size_t>(i)] = digits[h & 0xf];
+    return out;
+}
+
+}  // namespace tmasim

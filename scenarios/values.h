@@ -1,0 +1,32 @@
+#pragma once
+// Element values: initial contents of global tensors and float<->element conversions.
+// The host makes the initial bytes once; the model and the device both start from them.
+// Conversions round to nearest even, bit-exactly as the device codegen does them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+
+namespace tmasim {
+
+std::vector<uint8_t> initial_bytes(const GlobalTensor& t);
+
+uint16_t float_to_f16_bits(float f);
+float f16_bits_to_float(uint16_t h);
+uint16_t float_to_bf16_bits(float f);
+float bf16_bits_to_float(uint16_t h);
+
+// Element e of a float buffer (f32, f16, bf16) as float.
+float load_element_float(const uint8_t* base, DType t, int64_t e);
+// Stores v rounded to nearest even to the float type t.
+void store_element_float(uint8_t* base, DType t, int64_t e, float v);
+// Element e of an integer buffer (u8 zero-extends, i32 sign-extends).
+int64_t load_element_int(const uint8_t* base, DType t, int64_t e);
+// Stores v wrapped (two's complement truncation) to the integer type t.
+void store_element_int(uint8_t* base, DType t, int64_t e, int64_t v);
+
+// fnv1a-64 of bytes, as 16 hex digits (scenario and config hashes, memory hashes).
+std::string fnv1a64_hex(const void* data, size_t n);
+
+}  // namespace tmasim
