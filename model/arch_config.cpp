@@ -1,0 +1,149 @@
+#include "model/arch_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "scenarios/values.h"
+
+namespace tmasim::model {
+
+namespace {
+
+struct ParamEntry {
+    const char* key;
+    double TimingParams::*field;
+};
+
+// The one table of parameter names: the YAML keys and the struct fields agree by it.
+const std::vector<ParamEntry>& param_table() {
+    static const std::vector<ParamEntry> table = {
+        {"sm_clock_mhz", &TimingParams::sm_clock_mhz},
+        {"issue_cycles", &TimingParams::issue_cycles},
+        {"mbarrier_init_cycles", &TimingParams::mbarrier_init_cycles},
+        {"mbarrier_arrive_cycles", &TimingParams::mbarrier_arrive_cycles},
+        {"mbarrier_wait_resume_cycles", &TimingParams::mbarrier_wait_resume_cycles},
+        {"sync_cycles", &TimingParams::sync_cycles},
+        {"fence_proxy_async_cycles", &TimingParams::fence_proxy_async_cycles},
+        {"fence_mbarrier_init_cycles", &TimingParams::fence_mbarrier_init_cycles},
+        {"tma_issue_cycles", &TimingParams::tma_issue_cycles},
+        {"tma_latency_l2_cycles", &TimingParams::tma_latency_l2_cycles},
+        {"tma_latency_hbm_cycles", &TimingParams::tma_latency_hbm_cycles},
+        {"tma_bytes_per_cycle", &TimingParams::tma_bytes_per_cycle},
+        {"smem_port_bytes_per_cycle", &TimingParams::smem_port_bytes_per_cycle},
+        {"smem_load_latency_cycles", &TimingParams::smem_load_latency_cycles},
+        {"compute_cycles_per_element", &TimingParams::compute_cycles_per_element},
+        {"bulk_commit_cycles", &TimingParams::bulk_commit_cycles},
+        {"bulk_wait_resume_cycles", &TimingParams::bulk_wait_resume_cycles},
+    };
+    return table;
+}
+
+std::string allowed_params() {
+    std::string out;
+    for (const auto& e : param_table()) out += (out.empty() ? "" : ", ") + std::string(e.key);
+    return out;
+}
+
+[[noreturn]] void fail(const std::string& path, const YAML::Node& at, const std::string& key,
+                       const std::string& what) {
+    const auto m = at.Mark();
+    throw std::runtime_error(fmt::format("{}:{}:{}: error: model arch config: {}: {}", path,
+                                         m.line + 1, m.column + 1, key, what));
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(fmt::format("model arch config: cannot read {}", path));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string scalar_string(const std::string& path, const YAML::Node& n, const std::string& key) {
+    if (!n || !n.IsScalar() || n.Scalar().empty()) fail(path, n, key, "expected a non-empty string");
+    return n.Scalar();
+}
+
+}  // namespace
+
+ArchConfig ArchConfig::load_file(const std::string& path) {
+    const std::string text = read_file(path);
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw std::runtime_error(fmt::format("{}: error: model arch config: {}", path, e.what()));
+    }
+    if (!root.IsMap()) fail(path, root, "(top)", "expected a mapping");
+    ArchConfig cfg;
+    cfg.path_ = path;
+    cfg.hash_ = fnv1a64_hex(text.data(), text.size());
+    for (const auto& kv : root) {
+        const std::string key = kv.first.as<std::string>();
+        if (key != "name" && key != "gpu" && key != "parameters")
+            fail(path, kv.first, key, "unknown key; allowed: name, gpu, parameters");
+    }
+    cfg.name_ = scalar_string(path, root["name"], "name");
+    cfg.gpu_ = scalar_string(path, root["gpu"], "gpu");
+    const YAML::Node params = root["parameters"];
+    if (!params || !params.IsMap()) fail(path, root, "parameters", "expected a mapping of {value, source}");
+
+    for (const auto& kv : params) {
+        const std::string key = kv.first.as<std::string>();
+        const auto& table = param_table();
+        auto it = std::find_if(table.begin(), table.end(),
+                               [&](const ParamEntry& e) { return key == e.key; });
+        if (it == table.end())
+            fail(path, kv.first, key, "unknown parameter; allowed: " + allowed_params());
+        const YAML::Node& entry = kv.second;
+        if (!entry.IsMap()) fail(path, entry, key, "expected {value: X, source: \"...\"}");
+        for (const auto& f : entry) {
+            const std::string fk = f.first.as<std::string>();
+            if (fk != "value" && fk != "source")
+                fail(path, f.first, key + "." + fk, "unknown key; allowed: value, source");
+        }
+        double v = 0;
+        try {
+            v = entry["value"].as<double>();
+        } catch (const YAML::Exception&) {
+            fail(path, entry, key + ".value", "expected a number");
+        }
+        if (!(v > 0)) fail(path, entry["value"], key + ".value", "must be a positive number");
+        cfg.timing_.*(it->field) = v;
+        cfg.sources_[key] = scalar_string(path, entry["source"], key + ".source");
+    }
+    for (const auto& e : param_table())
+        if (!cfg.sources_.count(e.key)) fail(path, params, e.key, "missing parameter");
+    return cfg;
+}
+
+ArchConfig ArchConfig::load_named(const std::string& arch, const std::string& arch_dir) {
+    namespace fs = std::filesystem;
+    const fs::path file = fs::path(arch_dir) / (arch + ".yaml");
+    bool plain_name = !arch.empty() && arch.find('/') == std::string::npos && arch[0] != '.';
+    if (!plain_name || !fs::is_regular_file(file)) {
+        std::vector<std::string> known;
+        if (fs::is_directory(arch_dir))
+            for (const auto& f : fs::directory_iterator(arch_dir))
+                if (f.path().extension() == ".yaml") known.push_back(f.path().stem().string());
+        std::sort(known.begin(), known.end());
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        throw std::runtime_error(fmt::format("model: unknown arch '{}' (no {}); allowed: {}", arch,
+                                             file.string(), list));
+    }
+    ArchConfig cfg = load_file(file.string());
+    if (cfg.name_ != arch)
+        throw std::runtime_error(fmt::format("{}: error: model arch config: name: '{}' does not match "
+                                             "the file name '{}'", file.string(), cfg.name_, arch));
+    return cfg;
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,52 @@
+#pragma once
+// The model's timing numbers for one GPU, loaded from model/arch/<name>.yaml. Each
+// number carries the source it was taken from (design principle 6), and the config's
+// fnv1a-64 hash goes into every trace's provenance.
+#include <map>
+#include <string>
+
+namespace tmasim::model {
+
+// All in SM cycles unless the name says otherwise.
+struct TimingParams {
+    double sm_clock_mhz = 0;
+    double issue_cycles = 0;                 // a plain instruction (fences aside)
+    double mbarrier_init_cycles = 0;
+    double mbarrier_arrive_cycles = 0;
+    double mbarrier_wait_resume_cycles = 0;  // from phase completion to the waiter running
+    double sync_cycles = 0;                  // bar.sync once the last warp arrived
+    double fence_proxy_async_cycles = 0;
+    double fence_mbarrier_init_cycles = 0;
+    double tma_issue_cycles = 0;             // the cp.async.bulk instruction itself
+    double tma_latency_l2_cycles = 0;
+    double tma_latency_hbm_cycles = 0;
+    double tma_bytes_per_cycle = 0;          // per SM
+    double smem_port_bytes_per_cycle = 0;
+    double smem_load_latency_cycles = 0;
+    double compute_cycles_per_element = 0;   // ld.shared + ALU + st.shared per element
+    double bulk_commit_cycles = 0;
+    double bulk_wait_resume_cycles = 0;      // from the group's completion to the waiter
+};
+
+class ArchConfig {
+public:
+    // Throws std::runtime_error naming the file and key on an unknown key, a missing
+    // key, a missing or empty source, or a value that is not a positive number.
+    static ArchConfig load_file(const std::string& path);
+    // `arch` names a file in `arch_dir`; an unknown name lists the known ones.
+    static ArchConfig load_named(const std::string& arch, const std::string& arch_dir);
+
+    const std::string& name() const { return name_; }
+    const std::string& gpu() const { return gpu_; }
+    const std::string& hash() const { return hash_; }   // fnv1a-64 of the file bytes, hex
+    const std::string& path() const { return path_; }
+    const TimingParams& timing() const { return timing_; }
+    const std::map<std::string, std::string>& sources() const { return sources_; }
+
+private:
+    std::string name_, gpu_, hash_, path_;
+    TimingParams timing_;
+    std::map<std::string, std::string> sources_;  // parameter -> where its value comes from
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,35 @@
+#pragma once
+// Per-thread bulk async-groups (semantics.md C18-C19): a thread's bulk stores stay
+// uncommitted until its commit_group; wait_group N returns once every group but the
+// newest N has completed (wait_group_read: once their sources have been read).
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace tmasim::model {
+
+class BulkGroups {
+public:
+    explicit BulkGroups(int num_threads);
+
+    int add_op(int thread);          // a new bulk op of `thread`; returns its token
+    void commit(int thread);         // an empty group is fine
+    void mark_read(int token);       // the source has been read
+    void mark_written(int token);    // the destination writes are done
+    bool wait_satisfied(int thread, int64_t n, bool read_only) const;
+    // Committed groups of `thread` that are not yet complete (for hang messages).
+    int pending_groups(int thread, bool read_only) const;
+
+private:
+    struct OpState {
+        bool read = false;
+        bool written = false;
+    };
+    bool group_done(const std::vector<int>& group, bool read_only) const;
+
+    std::vector<OpState> ops_;
+    std::vector<std::vector<int>> uncommitted_;
+    std::vector<std::deque<std::vector<int>>> groups_;  // oldest first
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,80 @@
+#pragma once
+// One CTA: its shared-memory image, mbarriers, proxy tracker, bulk groups, sync barrier,
+// TMA engine and one SystemC thread per warp. The warps and the engine change state only
+// through the methods here, so every change also lands in the log.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/barrier_set.h"
+#include "model/bulk_groups.h"
+#include "model/cta_sync.h"
+#include "model/proxy_tracker.h"
+#include "model/run_context.h"
+#include "model/tma_engine.h"
+
+namespace tmasim::model {
+
+class WarpProcess;
+
+class CtaModule : public sc_core::sc_module {
+public:
+    CtaModule(sc_core::sc_module_name name, RunContext& run, int cta);
+    ~CtaModule() override;
+
+    RunContext& run() { return run_; }
+    int index() const { return cta_; }
+    int num_threads() const { return run_.scenario.launch.block; }
+    std::vector<uint8_t>& smem() { return smem_; }
+    ProxyTracker& tracker() { return tracker_; }
+    BarrierSet& barriers() { return barriers_; }
+    const BarrierSet& barriers() const { return barriers_; }
+    BulkGroups& groups() { return groups_; }
+    TmaEngine& engine() { return *engine_; }
+
+    enum class BarrierAction { init, inval, arrive, expect_tx, complete_tx };
+    // Applies one mbarrier action by `thread` (for complete_tx: the thread that issued the
+    // copy). Logs complete_tx / phase_flip, publishes released clocks, wakes waiters. A
+    // broken rule is reported as a hazard at `site` and the action is dropped (false).
+    bool barrier_action(int barrier, BarrierAction action, int64_t amount, int thread,
+                        const Op& op, const EventSite& site);
+
+    uint64_t sync_arrive(int warp);
+    bool sync_passed(uint64_t generation) const { return sync_.passed(generation); }
+    sc_core::sc_event& sync_event() { return sync_changed_; }
+    void warp_exited(int warp);
+
+    // Records a hazard (outcome hazard) at `site`; the run goes on.
+    void hazard(const Op& op, const EventSite& site, const std::string& rule,
+                const std::string& message, std::map<std::string, std::string> detail = {});
+    // Records a fault and tears the run down (every thread unwinds).
+    void fault(const Op& op, const EventSite& site, const std::string& message);
+
+    const std::vector<std::unique_ptr<WarpProcess>>& warps() const { return warps_; }
+    bool all_warps_finished() const;
+    void wake_for_abort();
+    // Final shared buffers of this CTA: "buf" or "buf[i]", in declaration order.
+    std::vector<MemoryImage> shared_images() const;
+
+private:
+    void try_release_sync();
+    void log_barrier_state(const BarrierSlot& b, const EventSite& site, const std::string& what,
+                           std::map<std::string, std::string> detail);
+
+    RunContext& run_;
+    int cta_;
+    std::vector<uint8_t> smem_;
+    ProxyTracker tracker_;
+    BarrierSet barriers_;
+    BulkGroups groups_;
+    CtaSync sync_;
+    sc_core::sc_event sync_changed_;
+    std::unique_ptr<TmaEngine> engine_;
+    std::vector<std::unique_ptr<WarpProcess>> warps_;
+};
+
+}  // namespace tmasim::model

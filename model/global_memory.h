@@ -1,0 +1,39 @@
+#pragma once
+// The global tensors of one run, shared by every CTA, plus which 128-byte lines the TMA
+// has touched: the model's L2 residency, so a second access pays L2 latency, not HBM.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::model {
+
+class GlobalMemory {
+public:
+    static constexpr int64_t kLineBytes = 128;
+
+    explicit GlobalMemory(const Scenario& s);
+
+    // Throws std::out_of_range for an unknown tensor name.
+    std::vector<uint8_t>& bytes(const std::string& tensor);
+    const GlobalTensor& tensor(const std::string& name) const;
+    // True when every line of bytes [first, last] was touched before; marks them touched.
+    bool touch(const std::string& tensor, int64_t first, int64_t last);
+    // Final images, in declaration order.
+    std::vector<MemoryImage> images() const;
+
+private:
+    struct Entry {
+        const GlobalTensor* decl = nullptr;
+        std::vector<uint8_t> bytes;
+        std::vector<bool> resident;  // per line
+    };
+    Entry& entry(const std::string& name);
+    std::vector<std::string> order_;
+    std::map<std::string, Entry> tensors_;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,27 @@
+#pragma once
+// What every CTA of one run shares: the scenario, the timing, global memory, the log.
+#include <functional>
+
+#include "model/arch_config.h"
+#include "model/event_log.h"
+#include "model/global_memory.h"
+#include "scenarios/ir.h"
+#include "scenarios/layout.h"
+
+namespace tmasim::model {
+
+struct RunContext {
+    RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l)
+        : scenario(s), arch(a), timing(a.timing()), layout(l), global(s) {}
+
+    const Scenario& scenario;
+    const ArchConfig& arch;
+    const TimingParams& timing;
+    const SharedLayout& layout;
+    GlobalMemory global;
+    EventLog log;
+    bool aborted = false;  // set when the run is torn down; every thread then unwinds
+    std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,141 @@
+#include "model/tensor_copy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "model/swizzle_address.h"
+
+namespace tmasim::model {
+
+TensorCopy::TensorCopy(const GlobalTensor& tensor, const TensorMap& map)
+    : shape_(tensor.shape),
+      elem_bytes_(dtype_size(tensor.type)),
+      type_(tensor.type),
+      swizzle_(map.swizzle),
+      fill_(map.oob_fill) {
+    if (map.box.size() != shape_.size())
+        throw std::invalid_argument(fmt::format("model: tensor map {} has rank {} but tensor {} has rank {}",
+                                                map.name, map.box.size(), tensor.name, shape_.size()));
+    for (size_t d = 0; d < map.box.size(); ++d) {
+        int64_t s = d < map.element_strides.size() ? map.element_strides[d] : 1;
+        if (s < 1) s = 1;
+        stride_.push_back(s);
+        extent_.push_back((map.box[d] + s - 1) / s);
+    }
+}
+
+int64_t TensorCopy::box_elements() const {
+    int64_t n = 1;
+    for (int64_t e : extent_) n *= e;
+    return n;
+}
+
+int64_t TensorCopy::global_element(int64_t k, const std::vector<int64_t>& coords) const {
+    // Decompose k row-major (last dimension fastest), then map to the tensor.
+    int64_t index = 0, rest = k, scale = 1;
+    for (size_t d = extent_.size(); d-- > 0;) {
+        int64_t j = rest % extent_[d];
+        rest /= extent_[d];
+        int64_t c = coords.at(d) + j * stride_[d];
+        if (c < 0 || c >= shape_[d]) return -1;
+        index += c * scale;
+        scale *= shape_[d];
+    }
+    return index;
+}
+
+void TensorCopy::fill_oob(uint8_t* element) const {
+    std::memset(element, 0, elem_bytes_);
+    if (fill_ != OobFill::nan || !dtype_is_float(type_)) return;
+    // Canonical quiet NaN of each float type (little endian).
+    if (type_ == DType::f32) {
+        uint32_t bits = 0x7FC00000u;
+        std::memcpy(element, &bits, 4);
+    } else {
+        uint16_t bits = type_ == DType::f16 ? 0x7E00u : 0x7FC0u;
+        std::memcpy(element, &bits, 2);
+    }
+}
+
+std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& global,
+                                               const std::vector<int64_t>& coords) const {
+    std::vector<uint8_t> box(box_bytes());
+    for (int64_t k = 0; k < box_elements(); ++k) {
+        int64_t g = global_element(k, coords);
+        uint8_t* out = box.data() + k * elem_bytes_;
+        if (g < 0)
+            fill_oob(out);
+        else
+            std::memcpy(out, global.data() + g * elem_bytes_, elem_bytes_);
+    }
+    return box;
+}
+
+void TensorCopy::scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,
+                              int64_t smem_offset) const {
+    for (int64_t b = 0; b < static_cast<int64_t>(box.size()); ++b)
+        smem.at(swizzled_address(swizzle_, smem_offset + b)) = box[b];
+}
+
+std::vector<uint8_t> TensorCopy::gather_smem(const std::vector<uint8_t>& smem,
+                                             int64_t smem_offset) const {
+    std::vector<uint8_t> box(box_bytes());
+    for (int64_t b = 0; b < static_cast<int64_t>(box.size()); ++b)
+        box[b] = smem.at(swizzled_address(swizzle_, smem_offset + b));
+    return box;
+}
+
+int64_t TensorCopy::scatter_global(const std::vector<uint8_t>& box,
+                                   const std::vector<int64_t>& coords,
+                                   std::vector<uint8_t>& global) const {
+    int64_t skipped = 0;
+    for (int64_t k = 0; k < box_elements(); ++k) {
+        int64_t g = global_element(k, coords);
+        if (g < 0) {
+            ++skipped;
+            continue;
+        }
+        std::memcpy(global.data() + g * elem_bytes_, box.data() + k * elem_bytes_, elem_bytes_);
+    }
+    return skipped;
+}
+
+std::pair<int64_t, int64_t> TensorCopy::smem_span(int64_t smem_offset) const {
+    // Swizzling permutes 16-byte chunks inside each 128-byte line, so the span is the
+    // unswizzled one widened to whole lines when a mode is set.
+    int64_t first = smem_offset, last = smem_offset + box_bytes() - 1;
+    if (swizzle_ != Swizzle::none) {
+        first = first / 128 * 128;
+        last = last / 128 * 128 + 127;
+    }
+    return {first, last};
+}
+
+std::pair<int64_t, int64_t> TensorCopy::global_span(const std::vector<int64_t>& coords) const {
+    int64_t lo = -1, hi = -1;
+    for (int64_t k = 0; k < box_elements(); ++k) {
+        int64_t g = global_element(k, coords);
+        if (g < 0) continue;
+        if (lo < 0 || g < lo) lo = g;
+        hi = std::max(hi, g);
+    }
+    if (lo < 0) return {0, -1};
+    return {lo * elem_bytes_, hi * elem_bytes_ + elem_bytes_ - 1};
+}
+
+void TensorCopy::bulk_copy(const std::vector<uint8_t>& src, int64_t src_offset,
+                           std::vector<uint8_t>& dst, int64_t dst_offset, int64_t bytes,
+                           const char* what) {
+    if (bytes < 0 || src_offset < 0 || dst_offset < 0 ||
+        src_offset + bytes > static_cast<int64_t>(src.size()) ||
+        dst_offset + bytes > static_cast<int64_t>(dst.size()))
+        throw std::out_of_range(fmt::format(
+            "{}: {} bytes from offset {} (of {}) to offset {} (of {}) leave the buffer", what,
+            bytes, src_offset, src.size(), dst_offset, dst.size()));
+    std::memcpy(dst.data() + dst_offset, src.data() + src_offset, bytes);
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,236 @@
+#include "model/warp_process.h"
+
+#include <fmt/format.h>
+
+#include "model/copy_issuer.h"
+#include "model/cta_module.h"
+#include "model/element_compute.h"
+#include "model/op_text.h"
+#include "model/sim_time.h"
+
+namespace tmasim::model {
+
+WarpProcess::WarpProcess(CtaModule& cta, int warp) : cta_(cta), warp_(warp) {
+    env_["cta"] = cta.index();
+}
+
+void WarpProcess::run() {
+    try {
+        exec_ops(cta_.run().scenario.program);
+    } catch (const RunAborted&) {
+        return;  // torn down after a hang or a fault: not "finished"
+    } catch (const std::exception& e) {
+        // Bad runtime values (an index outside an array, a copy outside its tensor,
+        // division by zero in an expression) end the run like a device fault would.
+        if (current_) cta_.fault(*current_, site(*current_, 0), e.what());
+        return;
+    }
+    finished_ = true;
+    blocked_ = {};
+    cta_.warp_exited(warp_);
+}
+
+void WarpProcess::exec_ops(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+        if (cta_.run().aborted) throw RunAborted{};
+        if (op.kind == OpKind::loop) {
+            current_ = &op;
+            const int64_t n = eval(op.loop_count, 0);
+            for (int64_t i = 0; i < n; ++i) {
+                env_[op.var] = i;
+                iters_.push_back(i);
+                exec_ops(op.body);
+                iters_.pop_back();
+            }
+            env_.erase(op.var);
+            continue;
+        }
+        current_ = &op;
+        exec(op);
+    }
+}
+
+void WarpProcess::exec(const Op& op) {
+    const std::vector<int> lanes = executing_lanes(op);
+    if (lanes.empty()) return;
+    const TimingParams& tp = cta_.run().timing;
+    const std::vector<int> ev = event_lanes(op, lanes);
+    switch (op.kind) {
+        case OpKind::mbarrier_wait: return op_wait(op, lanes);
+        case OpKind::sync: return op_sync(op);
+        case OpKind::bulk_wait_group:
+        case OpKind::bulk_wait_group_read: return op_bulk_wait(op, lanes);
+        default: break;
+    }
+    emit(op, ev, EventKind::issue);
+    double cost = tp.issue_cycles;
+    switch (op.kind) {
+        case OpKind::mbarrier_init:
+            op_barrier(op, lanes);
+            cost = tp.mbarrier_init_cycles;
+            break;
+        case OpKind::mbarrier_inval: op_barrier(op, lanes); break;
+        case OpKind::mbarrier_arrive:
+        case OpKind::mbarrier_arrive_expect_tx:
+        case OpKind::mbarrier_expect_tx:
+            op_barrier(op, lanes);
+            cost = tp.mbarrier_arrive_cycles;
+            break;
+        case OpKind::fence_mbarrier_init: cost = tp.fence_mbarrier_init_cycles; break;
+        case OpKind::fence_proxy_async:
+            for (int l : lanes) cta_.tracker().fence_proxy_async(thread(l));
+            cost = tp.fence_proxy_async_cycles;
+            break;
+        case OpKind::tma_load:
+        case OpKind::tma_store:
+        case OpKind::bulk_load:
+        case OpKind::bulk_store: {
+            CopyIssuer issuer(cta_, op, env_);
+            for (int l : lanes) issuer.issue(site(op, l), thread(l));
+            cost = tp.tma_issue_cycles;
+            break;
+        }
+        case OpKind::bulk_commit_group:
+            for (int l : lanes) cta_.groups().commit(thread(l));
+            cost = tp.bulk_commit_cycles;
+            break;
+        case OpKind::compute: {
+            int64_t per_lane = ElementCompute::apply(cta_, op, lanes, env_, warp_);
+            cost = tp.smem_load_latency_cycles + per_lane * tp.compute_cycles_per_element;
+            break;
+        }
+        default:
+            throw std::logic_error(fmt::format("model: {} is not handled", op_title(op)));
+    }
+    spend(cost);
+    emit(op, ev, EventKind::complete);
+}
+
+std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
+    std::vector<int> lanes;
+    for (int l = 0; l < 32; ++l)
+        if (thread(l) < cta_.num_threads() && op.by.includes(thread(l))) lanes.push_back(l);
+    return lanes;
+}
+
+std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {
+    using K = Selector::Kind;
+    if (op.by.kind == K::thread || op.by.kind == K::elected) return lanes;
+    return {0};
+}
+
+EventSite WarpProcess::site(const Op& op, int lane) const {
+    return EventSite{op.id, iters_, cta_.index(), warp_, lane};
+}
+
+void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind) {
+    const int64_t t = now_cycles();
+    for (int l : ev_lanes) cta_.run().log.add(site(op, l), kind, t);
+}
+
+void WarpProcess::spend(double config_cycles) {
+    const int64_t n = whole_cycles(config_cycles);
+    if (n > 0) sc_core::wait(cycles(n));
+    if (cta_.run().aborted) throw RunAborted{};
+}
+
+void WarpProcess::block_until(sc_core::sc_event& ev, const std::function<bool()>& done,
+                              BlockedAt why) {
+    while (!done()) {
+        blocked_ = why;
+        sc_core::wait(ev);
+        if (cta_.run().aborted) throw RunAborted{};
+    }
+    blocked_ = {};
+}
+
+int64_t WarpProcess::eval(const Expr& e, int64_t fallback) const {
+    return e.empty() ? fallback : e.eval_int(env_);
+}
+
+int WarpProcess::barrier_index(const Op& op) const {
+    const bool indexed = !op.barrier.index.empty();
+    return cta_.barriers().index_of(op.barrier.name, indexed ? eval(op.barrier.index, 0) : 0, indexed);
+}
+
+void WarpProcess::op_barrier(const Op& op, const std::vector<int>& lanes) {
+    using A = CtaModule::BarrierAction;
+    const int b = barrier_index(op);
+    for (int l : lanes) {
+        const EventSite s = site(op, l);
+        const int t = thread(l);
+        switch (op.kind) {
+            case OpKind::mbarrier_init: cta_.barrier_action(b, A::init, eval(op.count, 1), t, op, s); break;
+            case OpKind::mbarrier_inval: cta_.barrier_action(b, A::inval, 0, t, op, s); break;
+            case OpKind::mbarrier_arrive: cta_.barrier_action(b, A::arrive, eval(op.count, 1), t, op, s); break;
+            case OpKind::mbarrier_expect_tx: cta_.barrier_action(b, A::expect_tx, eval(op.bytes, 0), t, op, s); break;
+            case OpKind::mbarrier_arrive_expect_tx:
+                // expect first, then arrive(1): the arrival must not complete the phase
+                // before the bytes are accounted for (A5).
+                if (cta_.barrier_action(b, A::expect_tx, eval(op.bytes, 0), t, op, s))
+                    cta_.barrier_action(b, A::arrive, 1, t, op, s);
+                break;
+            default: break;
+        }
+    }
+}
+
+void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    emit(op, ev, EventKind::wait_begin);
+    const int b = barrier_index(op);
+    BarrierSlot& slot = cta_.barriers().at(b);
+    const int64_t parity = eval(op.parity, 0);
+    bool waited = false;
+    if (!slot.state.live()) {
+        cta_.hazard(op, site(op, ev.front()), "mbarrier.uninit",
+                    fmt::format("{}: wait on barrier {} that is not initialised "
+                                "[PTX 9.7.13.15; semantics.md A3]", op_title(op), slot.name),
+                    {{"barrier", slot.name}});
+    } else {
+        BlockedAt why{BlockedAt::Kind::mbarrier_wait, &op, iters_, b, parity};
+        block_until(slot.changed, [&] {
+            bool done = !slot.state.live() || slot.state.test_wait(parity);
+            waited = waited || !done;
+            return done;
+        }, why);
+        const int64_t phase = slot.observed_phase(parity);
+        auto it = slot.released.find(phase);
+        if (it != slot.released.end())
+            for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
+    }
+    const TimingParams& tp = cta_.run().timing;
+    spend(waited ? tp.mbarrier_wait_resume_cycles : tp.issue_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_sync(const Op& op) {
+    const std::vector<int> ev{0};
+    emit(op, ev, EventKind::wait_begin);
+    const uint64_t gen = cta_.sync_arrive(warp_);
+    block_until(cta_.sync_event(), [&] { return cta_.sync_passed(gen); },
+                BlockedAt{BlockedAt::Kind::sync, &op, iters_, -1, 0});
+    spend(cta_.run().timing.sync_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    emit(op, ev, EventKind::wait_begin);
+    const int64_t n = eval(op.n, 0);
+    const bool read_only = op.kind == OpKind::bulk_wait_group_read;
+    bool waited = false;
+    block_until(cta_.engine().progress(), [&] {
+        for (int l : lanes)
+            if (!cta_.groups().wait_satisfied(thread(l), n, read_only)) {
+                waited = true;
+                return false;
+            }
+        return true;
+    }, BlockedAt{BlockedAt::Kind::bulk_wait, &op, iters_, -1, 0});
+    const TimingParams& tp = cta_.run().timing;
+    spend(waited ? tp.bulk_wait_resume_cycles : tp.issue_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,69 @@
+#pragma once
+// One warp executing the scenario program: control flow (loops, `by` selectors),
+// per-op events and costs, and the blocking waits. Each op is executed by the warp's
+// lanes that the selector includes; warps with no such lane skip the op.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/event_log.h"
+#include "scenarios/expr.h"
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::model {
+
+class CtaModule;
+
+// What a warp is blocked on, for hang reports.
+struct BlockedAt {
+    enum class Kind { none, mbarrier_wait, sync, bulk_wait };
+    Kind kind = Kind::none;
+    const Op* op = nullptr;
+    std::vector<int64_t> iters;
+    int barrier = -1;
+    int64_t parity = 0;
+};
+
+class WarpProcess {
+public:
+    WarpProcess(CtaModule& cta, int warp);
+
+    void run();  // body of the warp's SC_THREAD
+    int warp() const { return warp_; }
+    bool finished() const { return finished_; }
+    const BlockedAt& blocked() const { return blocked_; }
+
+private:
+    void exec_ops(const std::vector<Op>& ops);
+    void exec(const Op& op);
+    std::vector<int> executing_lanes(const Op& op) const;
+    // Lanes that get events: each executing lane for single-thread selectors, else lane 0.
+    std::vector<int> event_lanes(const Op& op, const std::vector<int>& lanes) const;
+    EventSite site(const Op& op, int lane) const;
+    void emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind);
+    void spend(double config_cycles);
+    void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
+    int64_t eval(const Expr& e, int64_t fallback) const;
+    int thread(int lane) const { return warp_ * 32 + lane; }
+
+    void op_barrier(const Op& op, const std::vector<int>& lanes);
+    void op_wait(const Op& op, const std::vector<int>& lanes);
+    void op_sync(const Op& op);
+    void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
+    int barrier_index(const Op& op) const;
+
+    CtaModule& cta_;
+    int warp_;
+    bool finished_ = false;
+    BlockedAt blocked_;
+    Expr::IntEnv env_;
+    std::vector<int64_t> iters_;
+    const Op* current_ = nullptr;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,90 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include "model/arch_config.h"
+#include "model/run_model.h"
+#include "scenarios/values.h"
+
+using tmasim::model::ArchConfig;
+namespace fs = std::filesystem;
+
+namespace {
+std::string read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// A copy of h100-sxm.yaml in a temp dir, with `edit` applied to its text.
+std::string edited_copy(const std::string& name, const std::function<std::string(std::string)>& edit) {
+    const fs::path dir = fs::temp_directory_path() / "tmasim_test_arch";
+    fs::create_directories(dir);
+    const fs::path file = dir / (name + ".yaml");
+    std::ofstream(file) << edit(read(std::string(TMASIM_ARCH_DIR) + "/h100-sxm.yaml"));
+    return file.string();
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+    auto pos = s.find(from);
+    REQUIRE(pos != std::string::npos);
+    return s.replace(pos, from.size(), to);
+}
+}  // namespace
+
+TEST_CASE("arch: both shipped configs load, with a source for every number", "[model][arch]") {
+    for (const std::string name : {"h100-sxm", "h200"}) {
+        const ArchConfig c = ArchConfig::load_named(name, TMASIM_ARCH_DIR);
+        CHECK(c.name() == name);
+        CHECK(c.timing().sm_clock_mhz == 1980);
+        CHECK(c.timing().tma_bytes_per_cycle == 43);
+        CHECK(c.timing().sync_cycles == 21);
+        CHECK(c.sources().size() == 17);
+        for (const auto& [key, source] : c.sources()) CHECK(source.find("hopper-figures.md") != std::string::npos);
+        const std::string text = read(c.path());
+        CHECK(c.hash() == tmasim::fnv1a64_hex(text.data(), text.size()));
+    }
+    CHECK(ArchConfig::load_named("h200", TMASIM_ARCH_DIR).timing().tma_latency_hbm_cycles == 750);
+}
+
+TEST_CASE("arch: unknown arch names list the known ones", "[model][arch]") {
+    const std::string e = error_of([] { ArchConfig::load_named("b300", TMASIM_ARCH_DIR); });
+    CHECK(e.find("unknown arch 'b300'") != std::string::npos);
+    CHECK(e.find("h100-sxm, h200") != std::string::npos);
+    CHECK_THROWS_AS(ArchConfig::load_named("../arch/h200", TMASIM_ARCH_DIR), std::runtime_error);
+}
+
+TEST_CASE("arch: configs fail closed", "[model][arch]") {
+    auto unknown = edited_copy("unknown_key", [](std::string s) {
+        return replace(s, "  sync_cycles:", "  warp_speed:\n    value: 9\n    source: \"x\"\n  sync_cycles:");
+    });
+    CHECK(error_of([&] { ArchConfig::load_file(unknown); }).find("warp_speed: unknown parameter") != std::string::npos);
+
+    auto no_source = edited_copy("no_source", [](std::string s) {
+        return replace(s, "    source: \"hopper-figures.md mbarrier and fences: bar.sync", "    sauce: \"");
+    });
+    CHECK(error_of([&] { ArchConfig::load_file(no_source); }).find("sync_cycles.sauce") != std::string::npos);
+
+    auto missing = edited_copy("missing", [](std::string s) {
+        const auto from = s.find("  sync_cycles:"), to = s.find("  fence_proxy_async_cycles:");
+        REQUIRE(from < to);
+        return s.erase(from, to - from);
+    });
+    CHECK(error_of([&] { ArchConfig::load_file(missing); }).find("sync_cycles: missing parameter") != std::string::npos);
+
+    auto top = edited_copy("top_key", [](std::string s) { return s + "extra: 1\n"; });
+    CHECK(error_of([&] { ArchConfig::load_file(top); }).find("extra: unknown key") != std::string::npos);
+}

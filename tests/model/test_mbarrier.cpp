@@ -1,0 +1,120 @@
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <string>
+
+#include "model/mbarrier.h"
+
+using tmasim::model::Mbarrier;
+using tmasim::model::MbarrierError;
+
+namespace {
+std::string rule_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const MbarrierError& e) {
+        return e.rule();
+    }
+    return "";
+}
+}  // namespace
+
+TEST_CASE("mbarrier: init sets phase 0 and pending = expected = count", "[model][mbarrier]") {
+    Mbarrier m;
+    m.init(3);
+    CHECK(m.live());
+    CHECK(m.phase() == 0);
+    CHECK(m.pending() == 3);
+    CHECK(m.expected() == 3);
+    CHECK(m.tx_count() == 0);
+    CHECK_FALSE(m.test_wait(0));  // phase 0 not complete yet
+    CHECK(m.test_wait(1));        // parity 1 names the phase before: treated as complete
+}
+
+TEST_CASE("mbarrier: arrivals complete a phase, flip parity and reset pending", "[model][mbarrier]") {
+    Mbarrier m;
+    m.init(2);
+    CHECK_FALSE(m.arrive());
+    CHECK(m.pending() == 1);
+    CHECK(m.arrive());
+    CHECK(m.phase() == 1);
+    CHECK(m.pending() == 2);
+    CHECK(m.test_wait(0));
+    CHECK_FALSE(m.test_wait(1));
+    CHECK(m.arrive(2));  // arrive(count) subtracts count
+    CHECK(m.phase() == 2);
+    CHECK_FALSE(m.test_wait(0));
+    CHECK(m.test_wait(1));
+}
+
+TEST_CASE("mbarrier: the phase waits for both arrivals and tx-count", "[model][mbarrier]") {
+    Mbarrier m;
+    m.init(1);
+    CHECK_FALSE(m.expect_tx(4096));
+    CHECK_FALSE(m.arrive());  // pending 0 but tx 4096: not complete
+    CHECK(m.pending() == 0);
+    CHECK(m.tx_count() == 4096);
+    CHECK_FALSE(m.complete_tx(1024));
+    CHECK(m.tx_count() == 3072);
+    CHECK(m.expected_bytes() == 4096);
+    CHECK(m.delivered_bytes() == 1024);
+    CHECK(m.complete_tx(3072));
+    CHECK(m.phase() == 1);
+    CHECK(m.tx_count() == 0);
+    CHECK(m.expected_bytes() == 0);  // per-phase counters reset
+}
+
+TEST_CASE("mbarrier: tx-count is signed, complete_tx may precede expect_tx", "[model][mbarrier]") {
+    Mbarrier m;
+    m.init(1);
+    CHECK_FALSE(m.complete_tx(4096));
+    CHECK(m.tx_count() == -4096);
+    CHECK_FALSE(m.arrive());  // pending 0, tx -4096: over-delivered, not complete
+    CHECK(m.expect_tx(4096)); // brings tx back to 0: completes
+    CHECK(m.phase() == 1);
+}
+
+TEST_CASE("mbarrier: ranges of count and tx-count", "[model][mbarrier]") {
+    Mbarrier m;
+    CHECK(rule_of([&] { m.init(0); }) == "mbarrier.count_range");
+    CHECK(rule_of([&] { m.init(Mbarrier::kMaxCount + 1); }) == "mbarrier.count_range");
+    m.init(Mbarrier::kMaxCount);
+    CHECK(m.pending() == (1 << 20) - 1);
+    CHECK(rule_of([&] { m.expect_tx(Mbarrier::kMaxTx + 1); }) == "mbarrier.tx_range");
+    m.expect_tx(Mbarrier::kMaxTx);
+    // Summed expect_tx overflowing the range is an error, and leaves the state unchanged.
+    CHECK(rule_of([&] { m.expect_tx(1); }) == "mbarrier.tx_range");
+    CHECK(m.tx_count() == Mbarrier::kMaxTx);
+    Mbarrier n;
+    n.init(1);
+    n.complete_tx(Mbarrier::kMaxTx);
+    CHECK(rule_of([&] { n.complete_tx(1); }) == "mbarrier.tx_range");
+    CHECK(n.tx_count() == -Mbarrier::kMaxTx);
+}
+
+TEST_CASE("mbarrier: lifecycle errors (uninit, reinit, inval)", "[model][mbarrier]") {
+    Mbarrier m;
+    CHECK(rule_of([&] { m.arrive(); }) == "mbarrier.uninit");
+    CHECK(rule_of([&] { m.expect_tx(16); }) == "mbarrier.uninit");
+    CHECK(rule_of([&] { m.test_wait(0); }) == "mbarrier.uninit");
+    m.init(1);
+    CHECK(rule_of([&] { m.init(1); }) == "mbarrier.reinit");
+    m.arrive();
+    CHECK(m.phase() == 1);
+    m.inval();
+    CHECK_FALSE(m.live());
+    CHECK(rule_of([&] { m.arrive(); }) == "mbarrier.uninit");
+    m.init(4);  // re-init after inval is fine and starts over
+    CHECK(m.phase() == 0);
+    CHECK(m.pending() == 4);
+}
+
+TEST_CASE("mbarrier: more arrivals than pending is an error", "[model][mbarrier]") {
+    Mbarrier m;
+    m.init(2);
+    CHECK(rule_of([&] { m.arrive(3); }) == "mbarrier.pending_range");
+    CHECK(m.pending() == 2);
+    m.expect_tx(16);
+    m.arrive(2);  // pending 0, tx 16: waits for bytes
+    CHECK(rule_of([&] { m.arrive(); }) == "mbarrier.pending_range");
+}
