@@ -1,0 +1,43 @@
+#pragma once
+// IR -> CUDA C++ for one scenario: the PTX wrappers, the float conversion helpers, the
+// kernel ABI declarations, then `extern "C" __global__ tmasim_scenario_kernel`.
+//
+// Kernel parameters, in this order (run_device.cpp passes them the same way):
+//   const __grid_constant__ TensorMapParam tmap<i>   one per Scenario::tensormaps entry
+//   unsigned char* global<i>                         one per Scenario::globals entry
+//   TraceRecord* trace_buf, unsigned trace_capacity, DeviceStatus* status,
+//   unsigned char* shared_dump, unsigned long long watchdog_ns
+//
+// The generated text never contains a string copied from the YAML: names become indices,
+// expressions are re-emitted from their AST, comments use only op ids and op kinds.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+
+namespace tmasim::device {
+
+// The scenario uses something the device backend cannot express (message names the op).
+class CodegenError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string generate_kernel_source(const Scenario& s);
+
+// Where each shared buffer element lands in a CTA's slice of the shared dump.
+struct SharedDumpEntry {
+    std::string name;       // "buf" or "buf[i]"
+    int64_t smem_offset;    // from the 1024-aligned shared base
+    int64_t size;           // bytes
+    int64_t dump_offset;    // in the CTA's slice
+};
+struct SharedDumpPlan {
+    std::vector<SharedDumpEntry> entries;  // declaration order, array elements in order
+    int64_t bytes_per_cta = 0;
+};
+SharedDumpPlan plan_shared_dump(const Scenario& s);
+
+}  // namespace tmasim::device

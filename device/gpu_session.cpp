@@ -1,0 +1,93 @@
+#include "device/gpu_session.h"
+
+#include <fstream>
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace tmasim::device {
+
+namespace {
+
+// The driver API reports the CUDA version, not the kernel module's; Linux has it here.
+std::string kernel_module_version() {
+    std::ifstream in("/proc/driver/nvidia/version");
+    std::string first;
+    if (!in || !std::getline(in, first)) return "unknown";
+    std::smatch m;
+    if (std::regex_search(first, m, std::regex(R"((\d+\.\d+(\.\d+)?))"))) return m.str(1);
+    return "unknown";
+}
+
+}  // namespace
+
+std::string GpuInfo::sm() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
+
+GpuSession::GpuSession(const CudaDriver& driver) : drv_(driver) {
+    const CUresult init = drv_.cuInit(0);
+    if (init != CUDA_SUCCESS)
+        throw DeviceUnavailable(fmt::format(
+            "the CUDA driver is present but cuInit failed ({}: {}): no usable NVIDIA GPU; use "
+            "--backend model",
+            drv_.error_name(init), drv_.error_string(init)));
+    int count = 0;
+    drv_.check(drv_.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (count < 1)
+        throw DeviceUnavailable("no CUDA device found: the device backend needs an NVIDIA GPU; "
+                                "use --backend model");
+    drv_.check(drv_.cuDeviceGet(&dev_, 0), "cuDeviceGet");
+
+    char name[256] = {};
+    drv_.check(drv_.cuDeviceGetName(name, sizeof name - 1, dev_), "cuDeviceGetName");
+    info_.name = name;
+    auto attr = [&](CUdevice_attribute a, const char* what) {
+        int v = 0;
+        drv_.check(drv_.cuDeviceGetAttribute(&v, a, dev_), what);
+        return v;
+    };
+    info_.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "cuDeviceGetAttribute(cc major)");
+    info_.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "cuDeviceGetAttribute(cc minor)");
+    info_.sm_clock_mhz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "cuDeviceGetAttribute(clock rate)") / 1000;
+    info_.max_smem_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                "cuDeviceGetAttribute(max shared memory opt-in)");
+    int version = 0;
+    drv_.check(drv_.cuDriverGetVersion(&version), "cuDriverGetVersion");
+    info_.cuda = fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
+    info_.driver = kernel_module_version();
+
+    drv_.check(drv_.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    drv_.check(drv_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
+}
+
+GpuSession::~GpuSession() {
+    // Results ignored: after a fault every call here fails, and there is nothing to do.
+    for (CUdeviceptr p : allocations_) drv_.cuMemFree(p);
+    if (module_) drv_.cuModuleUnload(module_);
+    if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
+}
+
+CUfunction GpuSession::load_kernel(const std::vector<char>& cubin, const char* name) {
+    drv_.check(drv_.cuModuleLoadData(&module_, cubin.data()), "cuModuleLoadData");
+    CUfunction f = nullptr;
+    drv_.check(drv_.cuModuleGetFunction(&f, module_, name), "cuModuleGetFunction");
+    return f;
+}
+
+CUdeviceptr GpuSession::alloc(size_t bytes, bool zero) {
+    CUdeviceptr p = 0;
+    bytes = bytes == 0 ? 1 : bytes;
+    drv_.check(drv_.cuMemAlloc(&p, bytes), "cuMemAlloc");
+    allocations_.push_back(p);
+    if (zero) drv_.check(drv_.cuMemsetD8(p, 0, bytes), "cuMemsetD8");
+    return p;
+}
+
+void GpuSession::upload(CUdeviceptr dst, const void* src, size_t bytes) {
+    if (bytes) drv_.check(drv_.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+
+void GpuSession::download(void* dst, CUdeviceptr src, size_t bytes) {
+    if (bytes) drv_.check(drv_.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}
+
+}  // namespace tmasim::device

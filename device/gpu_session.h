@@ -1,0 +1,50 @@
+#pragma once
+// One GPU, its primary context, one loaded module and the device allocations of a run.
+// Everything is released when the session ends, so a run that throws leaks nothing
+// (after a fault the context is dead and the releases fail quietly; the CLI runs each
+// scenario in a child process for that reason).
+#include <cuda.h>
+
+#include <string>
+#include <vector>
+
+#include "device/cuda_driver.h"
+
+namespace tmasim::device {
+
+struct GpuInfo {
+    std::string name;        // "NVIDIA H200"
+    int cc_major = 0, cc_minor = 0;
+    int sm_clock_mhz = 0;
+    int max_smem_optin = 0;  // bytes of shared memory one block may opt in to
+    std::string cuda;        // CUDA version the driver supports, "13.0"
+    std::string driver;      // kernel module version, "580.159.04" ("unknown" if unreadable)
+    std::string sm() const;  // "sm_90"
+};
+
+class GpuSession {
+public:
+    // Device 0. Throws DeviceUnavailable when there is no device, CudaError otherwise.
+    explicit GpuSession(const CudaDriver& driver);
+    ~GpuSession();
+    GpuSession(const GpuSession&) = delete;
+    GpuSession& operator=(const GpuSession&) = delete;
+
+    const GpuInfo& info() const { return info_; }
+    const CudaDriver& driver() const { return drv_; }
+
+    CUfunction load_kernel(const std::vector<char>& cubin, const char* name);
+    CUdeviceptr alloc(size_t bytes, bool zero);  // at least 1 byte
+    void upload(CUdeviceptr dst, const void* src, size_t bytes);
+    void download(void* dst, CUdeviceptr src, size_t bytes);
+
+private:
+    const CudaDriver& drv_;
+    CUdevice dev_ = 0;
+    CUcontext ctx_ = nullptr;
+    CUmodule module_ = nullptr;
+    std::vector<CUdeviceptr> allocations_;
+    GpuInfo info_;
+};
+
+}  // namespace tmasim::device

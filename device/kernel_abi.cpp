@@ -1,0 +1,116 @@
+#include "device/kernel_abi.h"
+
+#include <fmt/format.h>
+
+namespace tmasim::device {
+
+namespace {
+
+// Device side of the ABI. Trace and hang helpers live here, not in the generated body, so
+// each op's code stays a few readable lines.
+constexpr const char* kDeviceAbi = R"abi(
+struct alignas(64) TensorMapParam { unsigned long long v[16]; };  // a CUtensorMap, by value
+
+struct TraceRecord {
+    int op, cta, warp, lane, kind, ended, niters, pad;
+    int iters[4];
+    unsigned long long clk_begin, clk_end, ns_begin, ns_end;
+};
+
+struct DeviceStatus {
+    unsigned trace_count, trace_dropped;
+    int hang_flag, hang_threads, hang_op, hang_cta, hang_warp, hang_lane;
+    int hang_barrier, hang_barrier_index, hang_parity, hang_niters;
+    int hang_iters[4];
+    unsigned long long hang_waited_ns;
+};
+
+// Where one warp's records go; `iters` holds the indices of the enclosing loops.
+struct Tracer {
+    TraceRecord* buf;
+    unsigned capacity;
+    DeviceStatus* status;
+    int cta, warp;
+
+    __device__ __forceinline__ void record(int op, int kind, int ended, int lane, int niters,
+                                           const long long* iters,
+                                           unsigned long long c0, unsigned long long c1,
+                                           unsigned long long n0, unsigned long long n1) const {
+        const unsigned slot = atomicAdd(&status->trace_count, 1u);
+        if (slot >= capacity) {  // bounded buffer: count what was lost, never write past it
+            atomicAdd(&status->trace_dropped, 1u);
+            return;
+        }
+        TraceRecord r;
+        r.op = op; r.cta = cta; r.warp = warp; r.lane = lane;
+        r.kind = kind; r.ended = ended; r.niters = niters; r.pad = 0;
+        for (int i = 0; i < 4; ++i) r.iters[i] = i < niters ? (int)iters[i] : 0;
+        r.clk_begin = c0; r.clk_end = c1; r.ns_begin = n0; r.ns_end = n1;
+        buf[slot] = r;
+    }
+};
+
+// Called by every thread whose mbarrier wait outlived the watchdog; the first one wins the
+// report, the others are counted. The caller then returns from the kernel. Loop indices
+// come by value: a pointer to the kernel's `it` array would push it to local memory.
+__device__ __noinline__ void report_hang(DeviceStatus* st, int op, int cta, int warp, int lane,
+                                         int niters, long long i0, long long i1, long long i2,
+                                         long long i3, int barrier, int barrier_index,
+                                         unsigned parity, unsigned long long waited_ns) {
+    atomicAdd(&st->hang_threads, 1);
+    if (atomicCAS(&st->hang_flag, 0, 1) != 0) return;
+    st->hang_op = op; st->hang_cta = cta; st->hang_warp = warp; st->hang_lane = lane;
+    st->hang_barrier = barrier; st->hang_barrier_index = barrier_index;
+    st->hang_parity = (int)parity; st->hang_niters = niters;
+    st->hang_iters[0] = niters > 0 ? (int)i0 : 0;
+    st->hang_iters[1] = niters > 1 ? (int)i1 : 0;
+    st->hang_iters[2] = niters > 2 ? (int)i2 : 0;
+    st->hang_iters[3] = niters > 3 ? (int)i3 : 0;
+    st->hang_waited_ns = waited_ns;
+    __threadfence();
+}
+
+// mbarrier.wait: probe until the phase with `parity` completes or the watchdog expires.
+__device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsigned parity,
+                                                              unsigned long long start_ns,
+                                                              unsigned long long watchdog_ns) {
+    while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+        if (read_globaltimer() - start_ns > watchdog_ns) return false;
+    }
+    return true;
+}
+
+// An array index computed at run time must stay inside the array: trap (a `fault` with
+// CUDA's message) rather than touch the neighbouring buffer.
+__device__ __forceinline__ long long checked_index(long long i, long long count) {
+    if (i < 0 || i >= count) __trap();
+    return i;
+}
+
+// bulk.wait_group with a loop-dependent n: the instruction takes an immediate only.
+__device__ __forceinline__ void cp_async_bulk_wait_group_dynamic(long long n, bool read_only) {
+    switch (n) {
+#define TMASIM_WAIT_CASE(N) case N: \
+        if (read_only) cp_async_bulk_wait_group_read<N>(); else cp_async_bulk_wait_group<N>(); break;
+    TMASIM_WAIT_CASE(0) TMASIM_WAIT_CASE(1) TMASIM_WAIT_CASE(2) TMASIM_WAIT_CASE(3)
+    TMASIM_WAIT_CASE(4) TMASIM_WAIT_CASE(5) TMASIM_WAIT_CASE(6) TMASIM_WAIT_CASE(7)
+#undef TMASIM_WAIT_CASE
+    default: __trap();
+    }
+}
+)abi";
+
+}  // namespace
+
+std::string kernel_abi_device_source() {
+    std::string s = kDeviceAbi;
+    // Pin the device layout to the host's. (NVRTC has no offsetof; both sides declare the
+    // same members in the same order, so equal sizes catch a member added on one side.)
+    s += fmt::format(
+        "static_assert(sizeof(TraceRecord) == {}, \"TraceRecord ABI\");\n"
+        "static_assert(sizeof(DeviceStatus) == {}, \"DeviceStatus ABI\");\n",
+        sizeof(TraceRecord), sizeof(DeviceStatus));
+    return s;
+}
+
+}  // namespace tmasim::device

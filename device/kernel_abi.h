@@ -1,0 +1,58 @@
+#pragma once
+// The binary contract between the generated kernel and the host: trace records, the status
+// block (trace counter, watchdog hang report) and the kernel's name and parameter order.
+// The device declares the same structs in kernel_abi_device_source(); the generated source
+// static_asserts their sizes against the numbers below, so a mismatch fails
+// at NVRTC compile time instead of corrupting a trace.
+#include <cstdint>
+#include <string>
+
+namespace tmasim::device {
+
+constexpr const char* kKernelName = "tmasim_scenario_kernel";
+constexpr int kMaxLoopDepth = 4;  // loop indices a trace record carries
+
+enum RecordKind : int32_t {
+    kRecordOp = 0,     // issue / complete
+    kRecordWait = 1,   // wait_begin / wait_end
+    kRecordEntry = 2,  // a warp entered the kernel (t0 of its CTA)
+};
+
+struct TraceRecord {
+    int32_t op;        // Op::id (-1 for entry records)
+    int32_t cta;
+    int32_t warp;
+    int32_t lane;      // 0 for warp-wide selectors
+    int32_t kind;      // RecordKind
+    int32_t ended;     // 0: a wait that timed out (no wait_end)
+    int32_t niters;
+    int32_t pad;
+    int32_t iters[kMaxLoopDepth];
+    uint64_t clk_begin, clk_end;  // %clock64 around the op
+    uint64_t ns_begin, ns_end;    // %globaltimer around the op
+};
+static_assert(sizeof(TraceRecord) == 80, "TraceRecord layout is part of the kernel ABI");
+
+struct DeviceStatus {
+    uint32_t trace_count;     // records claimed (may exceed capacity)
+    uint32_t trace_dropped;   // records that did not fit
+    int32_t hang_flag;        // 1 once a wait timed out; the first timer-out fills the rest
+    int32_t hang_threads;     // threads that timed out
+    int32_t hang_op;
+    int32_t hang_cta;
+    int32_t hang_warp;
+    int32_t hang_lane;
+    int32_t hang_barrier;     // index into Scenario::barriers
+    int32_t hang_barrier_index;  // element of a barrier array
+    int32_t hang_parity;
+    int32_t hang_niters;
+    int32_t hang_iters[kMaxLoopDepth];
+    uint64_t hang_waited_ns;
+};
+static_assert(sizeof(DeviceStatus) == 72, "DeviceStatus layout is part of the kernel ABI");
+
+// Device declarations of TraceRecord, DeviceStatus, TensorMapParam and the trace/hang
+// helpers the generated code calls, with the layout static_asserts.
+std::string kernel_abi_device_source();
+
+}  // namespace tmasim::device

@@ -1,0 +1,145 @@
+#include "device/kernel_launch.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "device/codegen.h"
+#include "device/tensor_map_encode.h"
+#include "device/trace_records.h"
+#include "scenarios/layout.h"
+#include "scenarios/values.h"
+
+namespace tmasim::device {
+
+namespace {
+// 4 Mi records of 80 bytes = 320 MiB: a bound for long benchmark loops. Past it the
+// kernel counts what it drops and the provenance says so.
+constexpr int64_t kMaxTraceRecords = int64_t{1} << 22;
+}  // namespace
+
+KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds)
+    : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds) {}
+
+void KernelLaunch::prepare(const std::vector<char>& cubin) {
+    const CudaDriver& drv = gpu_.driver();
+    fn_ = gpu_.load_kernel(cubin, kKernelName);
+
+    for (const GlobalTensor& g : s_.globals) {
+        const std::vector<uint8_t> bytes = initial_bytes(g);
+        const CUdeviceptr p = gpu_.alloc(bytes.size(), false);
+        gpu_.upload(p, bytes.data(), bytes.size());
+        globals_.push_back(p);
+    }
+    maps_.resize(s_.tensormaps.size());
+    for (size_t i = 0; i < s_.tensormaps.size(); ++i) {
+        const TensorMap& m = s_.tensormaps[i];
+        const GlobalTensor* g = s_.find_global(m.tensor);
+        if (!g) throw std::runtime_error("tensor map " + m.name + " names no global tensor");
+        encode_tensor_map(drv, m, *g, globals_[static_cast<size_t>(g - s_.globals.data())], &maps_[i]);
+    }
+
+    trace_capacity_ = static_cast<unsigned>(expected_trace_records(s_, kMaxTraceRecords) + 64);
+    trace_ = gpu_.alloc(size_t{trace_capacity_} * sizeof(TraceRecord), false);
+    status_ = gpu_.alloc(sizeof(DeviceStatus), true);
+    dump_ = gpu_.alloc(static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) *
+                           static_cast<size_t>(s_.launch.num_ctas()),
+                       true);
+    watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
+
+    // The kernel aligns its dynamic shared memory up to 1024 bytes itself.
+    const int64_t smem = compute_shared_layout(s_).total_bytes + 1024;
+    if (smem > gpu_.info().max_smem_optin)
+        throw std::runtime_error(fmt::format(
+            "scenario needs {} bytes of shared memory per CTA (layout + 1024 for alignment); "
+            "{} allows {}",
+            smem, gpu_.info().name, gpu_.info().max_smem_optin));
+    smem_bytes_ = static_cast<unsigned>(smem);
+    drv.check(drv.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(smem_bytes_)),
+              "cuFuncSetAttribute(max dynamic shared memory)");
+}
+
+void KernelLaunch::run() {
+    const CudaDriver& drv = gpu_.driver();
+    // Parameter order: see codegen.h.
+    std::vector<void*> params;
+    for (CUtensorMap& m : maps_) params.push_back(&m);
+    for (CUdeviceptr& g : globals_) params.push_back(&g);
+    params.push_back(&trace_);
+    params.push_back(&trace_capacity_);
+    params.push_back(&status_);
+    params.push_back(&dump_);
+    params.push_back(&watchdog_ns_);
+
+    int cluster = 1;
+    for (int c : s_.launch.cluster) cluster *= c;
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = static_cast<unsigned>(cluster);
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = static_cast<unsigned>(s_.launch.num_ctas());
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = static_cast<unsigned>(s_.launch.block);
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = smem_bytes_;
+    cfg.hStream = nullptr;
+    cfg.attrs = cluster > 1 ? &attr : nullptr;
+    cfg.numAttrs = cluster > 1 ? 1 : 0;
+    drv.check(drv.cuLaunchKernelEx(&cfg, fn_, params.data(), nullptr), "cuLaunchKernelEx");
+    drv.check(drv.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+DeviceStatus KernelLaunch::status() {
+    if (!have_status_) {
+        gpu_.download(&status_copy_, status_, sizeof status_copy_);
+        have_status_ = true;
+    }
+    return status_copy_;
+}
+
+std::vector<TraceRecord> KernelLaunch::trace_records() {
+    const size_t n = std::min<size_t>(status().trace_count, trace_capacity_);
+    std::vector<TraceRecord> records(n);
+    gpu_.download(records.data(), trace_, n * sizeof(TraceRecord));
+    return records;
+}
+
+std::vector<MemoryImage> KernelLaunch::global_memory() {
+    std::vector<MemoryImage> out;
+    for (size_t i = 0; i < s_.globals.size(); ++i) {
+        MemoryImage m;
+        m.name = s_.globals[i].name;
+        m.space = "global";
+        m.bytes.resize(static_cast<size_t>(s_.globals[i].size_bytes()));
+        gpu_.download(m.bytes.data(), globals_[i], m.bytes.size());
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+std::vector<MemoryImage> KernelLaunch::shared_memory() {
+    const SharedDumpPlan plan = plan_shared_dump(s_);
+    const int ctas = s_.launch.num_ctas();
+    std::vector<uint8_t> dump(static_cast<size_t>(plan.bytes_per_cta) * static_cast<size_t>(ctas));
+    gpu_.download(dump.data(), dump_, dump.size());
+    std::vector<MemoryImage> out;
+    for (int cta = 0; cta < ctas; ++cta) {
+        for (const SharedDumpEntry& e : plan.entries) {
+            MemoryImage m;
+            m.name = e.name;
+            m.space = "shared";
+            m.cta = cta;
+            const auto* first = dump.data() + cta * plan.bytes_per_cta + e.dump_offset;
+            m.bytes.assign(first, first + e.size);
+            out.push_back(std::move(m));
+        }
+    }
+    return out;
+}
+
+}  // namespace tmasim::device

@@ -1,0 +1,46 @@
+#pragma once
+// One launch of a scenario's kernel: device buffers (global tensors, trace, status, shared
+// dump), tensor maps, the launch itself, and reading the results back.
+#include <cuda.h>
+
+#include <vector>
+
+#include "device/gpu_session.h"
+#include "device/kernel_abi.h"
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::device {
+
+class KernelLaunch {
+public:
+    KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds);
+
+    // Loads the cubin, uploads initial tensors, encodes the tensor maps and sizes shared
+    // memory. Throws std::runtime_error (a map that does not encode, too much shared
+    // memory) or CudaError.
+    void prepare(const std::vector<char>& cubin);
+    // Launches and waits. Throws CudaError when the kernel faults.
+    void run();
+
+    DeviceStatus status();
+    std::vector<TraceRecord> trace_records();       // the records that fit in the buffer
+    std::vector<MemoryImage> global_memory();       // every global tensor, declaration order
+    std::vector<MemoryImage> shared_memory();       // per CTA, every shared buffer (element)
+
+private:
+    GpuSession& gpu_;
+    const Scenario& s_;
+    double watchdog_seconds_;
+    CUfunction fn_ = nullptr;
+    std::vector<CUtensorMap> maps_;
+    std::vector<CUdeviceptr> globals_;
+    CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0;
+    unsigned trace_capacity_ = 0;
+    unsigned long long watchdog_ns_ = 0;
+    unsigned smem_bytes_ = 0;
+    bool have_status_ = false;
+    DeviceStatus status_copy_{};
+};
+
+}  // namespace tmasim::device

@@ -1,0 +1,233 @@
+#include "device/kernel_writer.h"
+
+#include <fmt/format.h>
+
+#include "device/codegen.h"
+#include "device/kernel_abi.h"
+
+namespace tmasim::device {
+
+KernelWriter::KernelWriter(const Scenario& s) : s_(s), layout_(compute_shared_layout(s)) {}
+
+void KernelWriter::line(const std::string& text) {
+    out_.append(static_cast<size_t>(indent_) * 4, ' ');
+    out_ += text;
+    out_ += '\n';
+}
+
+void KernelWriter::open(const std::string& text) {
+    line(text.empty() ? "{" : text + " {");
+    ++indent_;
+}
+
+void KernelWriter::close(const std::string& tail) {
+    --indent_;
+    line("}" + tail);
+}
+
+void KernelWriter::fail(const Op& op, const std::string& what) const {
+    throw CodegenError("device codegen: " + op.display() + ": " + what);
+}
+
+std::string KernelWriter::kernel() {
+    out_.clear();
+    emit_params();
+    ++indent_;
+    emit_prologue();
+    emit_ops(s_.program);
+    emit_epilogue();
+    close();
+    return out_;
+}
+
+void KernelWriter::emit_params() {
+    line(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(",
+                     s_.launch.block, kKernelName));
+    for (size_t i = 0; i < s_.tensormaps.size(); ++i)
+        line(fmt::format("    const __grid_constant__ TensorMapParam tmap{},", i));
+    for (size_t i = 0; i < s_.globals.size(); ++i)
+        line(fmt::format("    unsigned char* const global{},", i));
+    line("    TraceRecord* const trace_buf, const unsigned trace_capacity,");
+    line("    DeviceStatus* const status, unsigned char* const shared_dump,");
+    line("    const unsigned long long watchdog_ns)");
+    line("{");
+}
+
+void KernelWriter::emit_prologue() {
+    const int block = s_.launch.block;
+    line("const unsigned long long entry_clock = read_clock64();");
+    line("const unsigned long long entry_ns = read_globaltimer();");
+    line("// Dynamic shared memory is only guaranteed 16-byte alignment: align the base up to");
+    line("// 1024 (the host allocates 1024 extra bytes), as TMA swizzle patterns assume.");
+    line("extern __shared__ unsigned char dyn_smem[];");
+    line("const unsigned smem_raw = cvta_to_shared_u32(dyn_smem);");
+    line("const unsigned smem_base = (smem_raw + 1023u) & ~1023u;");
+    line("unsigned char* const smem = dyn_smem + (smem_base - smem_raw);");
+    line("const int tid = (int)threadIdx.x;");
+    line("const int warp = tid >> 5;");
+    line("const int lane = tid & 31;");
+    line("const long long cta_rank = (long long)blockIdx.x;");
+    line(fmt::format("const int warp_lanes = min(32, {} - warp * 32);", block));
+    line("const unsigned warp_mask = warp_lanes == 32 ? 0xffffffffu : ((1u << warp_lanes) - 1u);");
+    line("// One election per warp while the warp is converged; `elected` ops reuse it.");
+    line("unsigned leader_lane = 0;");
+    line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
+    line("const Tracer tracer = {trace_buf, trace_capacity, status, (int)blockIdx.x, warp};");
+    line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
+    line("if (lane == 0)");
+    line(fmt::format("    tracer.record(-1, {}, 1, 0, 0, it, entry_clock, entry_clock, entry_ns, entry_ns);",
+                     static_cast<int>(kRecordEntry)));
+    line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
+}
+
+void KernelWriter::emit_ops(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+        if (op.kind == OpKind::loop)
+            emit_loop(op);
+        else
+            emit_op(op);
+    }
+}
+
+void KernelWriter::emit_loop(const Op& op) {
+    const size_t depth = loop_vars_.size();
+    if (depth >= static_cast<size_t>(kMaxLoopDepth))
+        fail(op, fmt::format("loops nest deeper than {} levels", kMaxLoopDepth));
+    const std::string count = int_expr(op.loop_count, op, "count");
+    line(fmt::format("// op {}: loop", op.id));
+    open("");
+    line(fmt::format("const long long n{} = {};", depth, count));
+    open(fmt::format("for (long long L{0} = 0; L{0} < n{0}; ++L{0})", depth));
+    line(fmt::format("it[{0}] = L{0};", depth));
+    loop_vars_.push_back(op.var);
+    emit_ops(op.body);
+    loop_vars_.pop_back();
+    close();
+    close();
+}
+
+void KernelWriter::emit_op(const Op& op) {
+    const Threads t = threads_of(op);
+    line(fmt::format("// op {}: {} by {}", op.id, to_string(op.kind), op.by.text()));
+    open(fmt::format("if ({})", t.exec));
+    line("const unsigned long long c0 = read_clock64();");
+    line("const unsigned long long n0 = read_globaltimer();");
+    emit_op_body(op, t);
+    line("const unsigned long long c1 = read_clock64();");
+    line("const unsigned long long n1 = read_globaltimer();");
+    const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync ||
+                         op.kind == OpKind::bulk_wait_group ||
+                         op.kind == OpKind::bulk_wait_group_read;
+    line(record_call(op, t, is_wait, true, "c1", "n1"));
+    close();
+}
+
+std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
+                                      const std::string& c1, const std::string& n1) const {
+    return fmt::format("if ({}) tracer.record({}, {}, {}, {}, {}, it, c0, {}, n0, {});",
+                       t.recorder, op.id, static_cast<int>(is_wait ? kRecordWait : kRecordOp),
+                       ended ? 1 : 0, t.record_lane, loop_vars_.size(), c1, n1);
+}
+
+void KernelWriter::emit_epilogue() {
+    const SharedDumpPlan plan = plan_shared_dump(s_);
+    line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
+    line("// threads that timed out have exited, which barrier.sync does not wait for).");
+    line("barrier_sync_0();");
+    if (plan.bytes_per_cta == 0) return;
+    open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
+    line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
+                     plan.bytes_per_cta));
+    for (const SharedDumpEntry& e : plan.entries)
+        line(fmt::format("for (int i = tid; i < {}; i += {}) dump[{} + i] = smem[{} + i];", e.size,
+                         s_.launch.block, e.dump_offset, e.smem_offset));
+    close();
+}
+
+KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
+    const int block = s_.launch.block;
+    const int n = op.by.n;
+    Threads t;
+    switch (op.by.kind) {
+    case Selector::Kind::all:
+        t = {"true", "lane == 0", "0", "(long long)tid", std::to_string(block)};
+        break;
+    case Selector::Kind::thread:
+        t = {fmt::format("tid == {}", n), "true", "lane", "0", "1"};
+        break;
+    case Selector::Kind::warp: {
+        const int lanes = std::max(0, std::min(32, block - 32 * n));
+        t = {fmt::format("warp == {}", n), "lane == 0", "0", "(long long)lane",
+             std::to_string(lanes)};
+        break;
+    }
+    case Selector::Kind::elected:
+        t = {fmt::format("warp == {} && is_leader", n), "true", "lane", "0", "1"};
+        break;
+    case Selector::Kind::not_elected:
+        // Every thread but warp n's leader. Ranks close the gap the leader leaves; only
+        // warp n knows where its leader is, and only warp n needs to.
+        t.exec = fmt::format("!(warp == {} && is_leader)", n);
+        t.recorder = fmt::format("lane == ((warp == {} && leader_lane == 0) ? 1 : 0)", n);
+        t.record_lane = "0";
+        t.rank = fmt::format(
+            "(long long)(warp < {0} ? tid : warp > {0} ? tid - 1 : {1} + lane - (lane > (int)leader_lane ? 1 : 0))",
+            n, 32 * n);
+        t.count = std::to_string(block - 1);
+        break;
+    }
+    return t;
+}
+
+std::string KernelWriter::var_cxx(const std::string& name, const Op& op, bool as_float) const {
+    for (size_t d = loop_vars_.size(); d-- > 0;) {
+        if (loop_vars_[d] == name)
+            return as_float ? fmt::format("(float)L{}", d) : fmt::format("L{}", d);
+    }
+    if (name == "cta") return as_float ? "(float)cta_rank" : "cta_rank";
+    fail(op, "expression uses a variable that is neither a loop variable nor cta");
+}
+
+std::string KernelWriter::int_expr(const Expr& e, const Op& op, const char* key) const {
+    if (e.empty()) fail(op, fmt::format("missing integer expression for `{}`", key));
+    return "((long long)(" +
+           e.to_cxx([&](const std::string& v) { return var_cxx(v, op, false); }, false) + "))";
+}
+
+KernelWriter::SharedAddr KernelWriter::slot_addr(const Ref& r, const Op& op,
+                                                 const char* key) const {
+    const SharedSlot* slot = layout_.find(r.name);
+    if (!slot) fail(op, fmt::format("`{}` names no shared slot", key));
+    SharedAddr a;
+    if (r.index.empty()) {
+        if (slot->count > 1) fail(op, fmt::format("`{}` is an array and needs an index", key));
+        a.offset = fmt::format("{}u", slot->offset);
+        a.elem_index = "0";
+    } else if (r.index.is_constant()) {
+        const int64_t i = r.index.eval_int({});
+        if (i < 0 || i >= slot->count)
+            fail(op, fmt::format("`{}` index {} is outside the array (size {})", key, i, slot->count));
+        a.offset = fmt::format("{}u", slot->offset + i * slot->stride);
+        a.elem_index = std::to_string(i);
+    } else {
+        a.elem_index = fmt::format("checked_index({}, {})", int_expr(r.index, op, key), slot->count);
+        a.offset = fmt::format("(unsigned)({} + {} * {})", slot->offset, slot->stride, a.elem_index);
+    }
+    a.addr = "smem_base + " + a.offset;
+    return a;
+}
+
+KernelWriter::SharedAddr KernelWriter::buffer_addr(const Ref& r, const Op& op) const {
+    if (!s_.find_shared(r.name)) fail(op, "buffer reference names no shared buffer");
+    return slot_addr(r, op, "buffer");
+}
+
+KernelWriter::SharedAddr KernelWriter::barrier_addr(const Ref& r, const Op& op) const {
+    SharedAddr a = slot_addr(r, op, "barrier");
+    for (size_t i = 0; i < s_.barriers.size(); ++i)
+        if (s_.barriers[i].name == r.name) a.decl = static_cast<int>(i);
+    if (a.decl < 0) fail(op, "barrier reference names no barrier");
+    return a;
+}
+
+}  // namespace tmasim::device

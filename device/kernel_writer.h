@@ -1,0 +1,71 @@
+#pragma once
+// Internal to codegen: writes the kernel body op by op. Split over kernel_writer.cpp
+// (skeleton, selectors, expressions, shared addresses) and kernel_writer_ops.cpp (one
+// emitter per op kind).
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+#include "scenarios/layout.h"
+
+namespace tmasim::device {
+
+class KernelWriter {
+public:
+    explicit KernelWriter(const Scenario& s);
+    std::string kernel();  // the __global__ function, prologue to shared dump
+
+private:
+    // Who executes an op and who writes its trace record.
+    struct Threads {
+        std::string exec;        // predicate: this thread executes the op
+        std::string recorder;    // predicate (within exec): this thread writes the record
+        std::string record_lane; // lane stored in the record
+        std::string rank;        // rank among the executing threads (thread order)
+        std::string count;       // number of executing threads
+    };
+    // A shared address: 32-bit shared::cta value, plus what a hang report needs.
+    struct SharedAddr {
+        std::string addr;         // unsigned expression (smem_base + offset)
+        std::string offset;       // byte offset from the aligned base
+        int decl = -1;            // barrier: index into Scenario::barriers
+        std::string elem_index;   // element index expression ("0" when not an array)
+    };
+
+    void line(const std::string& text);
+    void open(const std::string& text);   // line + "{" and indent
+    void close(const std::string& tail = "");
+
+    void emit_params();
+    void emit_prologue();
+    void emit_ops(const std::vector<Op>& ops);
+    void emit_op(const Op& op);
+    void emit_loop(const Op& op);
+    void emit_epilogue();
+
+    // The body of one op, between the timer reads (kernel_writer_ops.cpp).
+    void emit_op_body(const Op& op, const Threads& t);
+    void emit_wait(const Op& op, const Threads& t);
+    void emit_compute(const Op& op, const Threads& t);
+    void emit_tma(const Op& op, bool load);
+    void emit_bulk(const Op& op, bool load);
+    void emit_wait_group(const Op& op, bool read_only);
+
+    Threads threads_of(const Op& op) const;
+    std::string int_expr(const Expr& e, const Op& op, const char* key) const;
+    std::string var_cxx(const std::string& name, const Op& op, bool as_float) const;
+    SharedAddr buffer_addr(const Ref& r, const Op& op) const;
+    SharedAddr barrier_addr(const Ref& r, const Op& op) const;
+    SharedAddr slot_addr(const Ref& r, const Op& op, const char* key) const;
+    std::string record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
+                            const std::string& c1, const std::string& n1) const;
+    [[noreturn]] void fail(const Op& op, const std::string& what) const;
+
+    const Scenario& s_;
+    SharedLayout layout_;
+    std::string out_;
+    int indent_ = 0;
+    std::vector<std::string> loop_vars_;  // YAML names of the enclosing loops, outermost first
+};
+
+}  // namespace tmasim::device

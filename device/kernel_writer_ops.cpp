@@ -1,0 +1,237 @@
+// One emitter per op kind: the lines between an op's two timer reads (kernel_writer.cpp
+// writes the predicate, the timers and the trace record around them).
+#include <fmt/format.h>
+
+#include "device/kernel_writer.h"
+#include "scenarios/enums.h"
+
+namespace tmasim::device {
+
+namespace {
+
+bool is_constant_one(const Expr& e) { return e.is_constant() && e.eval_int({}) == 1; }
+
+const char* const kRankWords[] = {"", "1d", "2d", "3d", "4d", "5d"};
+
+}  // namespace
+
+void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
+    switch (op.kind) {
+    case OpKind::mbarrier_init:
+        line(fmt::format("mbarrier_init_shared_cta_b64({}, (unsigned){});",
+                         barrier_addr(op.barrier, op).addr, int_expr(op.count, op, "count")));
+        return;
+    case OpKind::mbarrier_inval:
+        line(fmt::format("mbarrier_inval_shared_cta_b64({});", barrier_addr(op.barrier, op).addr));
+        return;
+    case OpKind::fence_mbarrier_init:
+        line("fence_mbarrier_init_release_cluster();");
+        return;
+    case OpKind::sync:
+        if (op.by.kind != Selector::Kind::all)
+            fail(op, "sync (barrier.sync 0) must be executed by all threads; a subset would "
+                     "wait forever");
+        line("barrier_sync_0();");
+        return;
+    case OpKind::mbarrier_arrive:
+        // Default count 1 uses the sm_80 form; an explicit count needs the sm_90 one.
+        if (op.count.empty() || is_constant_one(op.count))
+            line(fmt::format("mbarrier_arrive_shared_cta_b64({});", barrier_addr(op.barrier, op).addr));
+        else
+            line(fmt::format("mbarrier_arrive_shared_cta_b64({}, (unsigned){});",
+                             barrier_addr(op.barrier, op).addr, int_expr(op.count, op, "count")));
+        return;
+    case OpKind::mbarrier_arrive_expect_tx:
+        line(fmt::format("mbarrier_arrive_expect_tx_shared_cta_b64({}, (unsigned){});",
+                         barrier_addr(op.barrier, op).addr, int_expr(op.bytes, op, "bytes")));
+        return;
+    case OpKind::mbarrier_expect_tx:
+        line(fmt::format("mbarrier_expect_tx_relaxed_cta_shared_cta_b64({}, (unsigned){});",
+                         barrier_addr(op.barrier, op).addr, int_expr(op.bytes, op, "bytes")));
+        return;
+    case OpKind::mbarrier_wait:
+        emit_wait(op, t);
+        return;
+    case OpKind::tma_load:
+        emit_tma(op, true);
+        return;
+    case OpKind::tma_store:
+        emit_tma(op, false);
+        return;
+    case OpKind::bulk_load:
+        emit_bulk(op, true);
+        return;
+    case OpKind::bulk_store:
+        emit_bulk(op, false);
+        return;
+    case OpKind::bulk_commit_group:
+        line("cp_async_bulk_commit_group();");
+        return;
+    case OpKind::bulk_wait_group:
+        emit_wait_group(op, false);
+        return;
+    case OpKind::bulk_wait_group_read:
+        emit_wait_group(op, true);
+        return;
+    case OpKind::fence_proxy_async:
+        line("fence_proxy_async_shared_cta();");
+        return;
+    case OpKind::compute:
+        emit_compute(op, t);
+        return;
+    case OpKind::loop:
+        break;  // emit_loop handles loops
+    }
+    fail(op, "op kind not supported by the device backend");
+}
+
+void KernelWriter::emit_wait(const Op& op, const Threads& t) {
+    const SharedAddr bar = barrier_addr(op.barrier, op);
+    line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
+    open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, n0, watchdog_ns))", bar.addr));
+    line("// Watchdog expired: leave a wait_begin without wait_end, report, and exit.");
+    line("const unsigned long long n_end = read_globaltimer();");
+    line(record_call(op, t, true, false, "c0", "n_end"));
+    line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
+                     "it[3], {}, (int){}, parity, n_end - n0);",
+                     op.id, loop_vars_.size(), bar.decl, bar.elem_index));
+    line("return;");
+    close();
+}
+
+void KernelWriter::emit_tma(const Op& op, bool load) {
+    const TensorMap* map = s_.find_map(op.map);
+    if (!map) fail(op, "map names no tensor map");
+    const GlobalTensor* tensor = s_.find_global(map->tensor);
+    if (!tensor) fail(op, "tensor map names no global tensor");
+    const size_t rank = tensor->shape.size();
+    if (rank < 1 || rank > 5) fail(op, "tensor rank must be 1..5 for cp.async.bulk.tensor");
+    if (op.coords.size() != rank) fail(op, "coords must have one entry per tensor dimension");
+    const size_t map_index = static_cast<size_t>(map - s_.tensormaps.data());
+    // IR coordinates are outermost first; PTX wants the fastest-moving dimension first.
+    std::string coords;
+    for (size_t i = rank; i-- > 0;)
+        coords += fmt::format(", (int){}", int_expr(op.coords[i], op, "coords"));
+    if (load) {
+        line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}, &tmap{}{}, {});",
+                         kRankWords[rank], buffer_addr(op.dst, op).addr, map_index, coords,
+                         barrier_addr(op.barrier, op).addr));
+    } else {
+        line(fmt::format("cp_async_bulk_tensor_{}_global_shared_cta_tile_bulk_group(&tmap{}{}, {});",
+                         kRankWords[rank], map_index, coords, buffer_addr(op.src, op).addr));
+    }
+}
+
+void KernelWriter::emit_bulk(const Op& op, bool load) {
+    const GlobalTensor* g = s_.find_global(op.global);
+    if (!g) fail(op, "global names no global tensor");
+    const size_t gi = static_cast<size_t>(g - s_.globals.data());
+    const std::string offset =
+        op.global_offset.empty() ? "0ll" : int_expr(op.global_offset, op, "offset");
+    const std::string global_ptr =
+        fmt::format("global{} + {} * {}ll", gi, offset, dtype_size(g->type));
+    const std::string bytes = "(unsigned)" + int_expr(op.bytes, op, "bytes");
+    if (load)
+        line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier({}, {}, {}, {});",
+                         buffer_addr(op.dst, op).addr, global_ptr, bytes,
+                         barrier_addr(op.barrier, op).addr));
+    else
+        line(fmt::format("cp_async_bulk_global_shared_cta_bulk_group({}, {}, {});", global_ptr,
+                         buffer_addr(op.src, op).addr, bytes));
+}
+
+void KernelWriter::emit_wait_group(const Op& op, bool read_only) {
+    const char* name = read_only ? "cp_async_bulk_wait_group_read" : "cp_async_bulk_wait_group";
+    if (op.n.empty() || op.n.is_constant()) {
+        const int64_t n = op.n.empty() ? 0 : op.n.eval_int({});
+        if (n < 0 || n > 63) fail(op, "n must be in 0..63");
+        line(fmt::format("{}<{}>();", name, n));
+    } else {
+        line(fmt::format("cp_async_bulk_wait_group_dynamic({}, {});", int_expr(op.n, op, "n"),
+                         read_only ? "true" : "false"));
+    }
+}
+
+}  // namespace tmasim::device
+
+namespace tmasim::device {
+
+// compute: elements [first, end) of a shared buffer, element e to the executing thread of
+// rank (e - first) mod k. Integer buffers evaluate fn in 64-bit and wrap to the type; float
+// buffers evaluate in float32 (the kernel is compiled with --fmad=false, so every operation
+// rounds once, as the model's Expr::eval_float does) and round to nearest even to f16/bf16.
+void KernelWriter::emit_compute(const Op& op, const Threads& t) {
+    const SharedBuffer* buf = s_.find_shared(op.buffer.name);
+    if (!buf) fail(op, "buffer names no shared buffer");
+    if (op.fn.empty()) fail(op, "compute needs fn");
+    const SharedAddr addr = buffer_addr(op.buffer, op);
+    const int64_t n = buf->num_elements();
+    const bool is_float = dtype_is_float(buf->type);
+
+    const std::string first = op.range_start.empty() ? "0ll" : int_expr(op.range_start, op, "start");
+    const std::string count = op.range_count.empty()
+                                  ? fmt::format("({}ll - first)", n)
+                                  : int_expr(op.range_count, op, "count");
+    const bool constant_range = (op.range_start.empty() || op.range_start.is_constant()) &&
+                                (op.range_count.empty() || op.range_count.is_constant());
+    if (constant_range) {
+        const int64_t f = op.range_start.empty() ? 0 : op.range_start.eval_int({});
+        const int64_t c = op.range_count.empty() ? n - f : op.range_count.eval_int({});
+        if (f < 0 || c < 0 || f + c > n)
+            fail(op, fmt::format("element range [{}, {}) is outside the buffer ({} elements)", f,
+                                 f + c, n));
+    }
+    auto var = [&](const std::string& v) -> std::string {
+        if (v == "x") return "x";
+        if (v == "idx") return "idx";
+        return var_cxx(v, op, is_float);
+    };
+    const std::string fn = op.fn.to_cxx(var, is_float);
+
+    line(fmt::format("const long long first = {};", first));
+    line(fmt::format("const long long end = first + {};", count));
+    if (!constant_range) line(fmt::format("if (first < 0 || end < first || end > {}ll) __trap();", n));
+
+    std::string elem_type, load, store;
+    switch (buf->type) {
+    case DType::i32:
+        elem_type = "int";
+        load = "(long long)elems[e]";
+        store = "(int)(unsigned)(long long)({})";  // 64-bit result wrapped to 32 bits
+        break;
+    case DType::u8:
+        elem_type = "unsigned char";
+        load = "(long long)elems[e]";
+        store = "(unsigned char)(long long)({})";
+        break;
+    case DType::f32:
+        elem_type = "float";
+        load = "elems[e]";
+        store = "(float)({})";
+        break;
+    case DType::f16:
+        elem_type = "unsigned short";
+        load = "f16_bits_to_f32(elems[e])";
+        store = "f32_to_f16_bits_rne((float)({}))";
+        break;
+    case DType::bf16:
+        elem_type = "unsigned short";
+        load = "bf16_bits_to_f32(elems[e])";
+        store = "f32_to_bf16_bits_rne((float)({}))";
+        break;
+    }
+    line(fmt::format("{0}* const elems = ({0}*)(smem + {1});", elem_type, addr.offset));
+    open(fmt::format("for (long long e = first + {}; e < end; e += {})", t.rank, t.count));
+    if (is_float) {
+        line(fmt::format("const float x = {};", load));
+        line("const float idx = (float)e;");
+    } else {
+        line(fmt::format("const long long x = {};", load));
+        line("const long long idx = e;");
+    }
+    line("(void)x; (void)idx;");
+    line("elems[e] = " + fmt::format(fmt::runtime(store), fn) + ";");
+    close();
+}
+
+}  // namespace tmasim::device

@@ -1,0 +1,26 @@
+#pragma once
+// The device backend: run one scenario on the GPU in this process and return what
+// happened (outcome, diagnostics, trace events, final memory). The CLI calls it in a child
+// process so that a fault cannot take the batch down.
+#include <string>
+
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim {
+
+struct DeviceOptions {
+    double watchdog_seconds = 1.0;  // an mbarrier wait longer than this is a hang
+    std::string cache_dir;          // cubin cache; "" = $TMASIM_CACHE_DIR or ~/.cache/tmasim
+};
+
+// Outcome ok, hang (a wait outlived the watchdog; diagnostic rule mbarrier.wait_timeout)
+// or fault (a CUDA error during the kernel; diagnostic rule device.cuda_error with CUDA's
+// error name and message). The device sees no memory-model hazards: never `hazard`.
+//
+// Throws tmasim::device::DeviceUnavailable when no run can happen here (no CUDA driver,
+// no GPU, a GPU older than the scenario needs) and std::runtime_error for a scenario the
+// device backend cannot build (codegen, NVRTC or tensor-map encode errors).
+RunResult run_device(const Scenario& scenario, const DeviceOptions& options);
+
+}  // namespace tmasim

@@ -1,0 +1,95 @@
+#include "device/trace_records.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace tmasim::device {
+
+namespace {
+
+int64_t records_per_cta(const Scenario& s, const Op& op) {
+    const int warps = s.launch.num_warps();
+    switch (op.by.kind) {
+    case Selector::Kind::thread:
+    case Selector::Kind::elected:
+    case Selector::Kind::warp: return 1;
+    case Selector::Kind::all:
+    case Selector::Kind::not_elected: return warps;
+    }
+    return warps;
+}
+
+int64_t count_ops(const Scenario& s, const std::vector<Op>& ops, Expr::IntEnv& env, int64_t cap) {
+    int64_t total = 0;
+    for (const Op& op : ops) {
+        if (total >= cap) return cap;
+        if (op.kind != OpKind::loop) {
+            total += records_per_cta(s, op);
+            continue;
+        }
+        const int64_t n = op.loop_count.eval_int(env);
+        for (int64_t i = 0; i < n && total < cap; ++i) {
+            env[op.var] = i;
+            total += count_ops(s, op.body, env, cap - total);
+        }
+        env.erase(op.var);
+    }
+    return std::min(total, cap);
+}
+
+}  // namespace
+
+int64_t expected_trace_records(const Scenario& s, int64_t cap) {
+    int64_t total = 0;
+    for (int cta = 0; cta < s.launch.num_ctas() && total < cap; ++cta) {
+        Expr::IntEnv env{{"cta", cta}};
+        total += s.launch.num_warps();  // entry records
+        total += count_ops(s, s.program, env, cap - total);
+    }
+    return std::min(total, cap);
+}
+
+std::vector<TraceEvent> decode_trace(const std::vector<TraceRecord>& records) {
+    std::map<int, uint64_t> t0;  // per CTA
+    uint64_t ns0 = std::numeric_limits<uint64_t>::max();
+    for (const TraceRecord& r : records) {
+        if (r.kind != kRecordEntry) continue;
+        auto [it, fresh] = t0.emplace(r.cta, r.clk_begin);
+        if (!fresh) it->second = std::min(it->second, r.clk_begin);
+        ns0 = std::min(ns0, r.ns_begin);
+    }
+    if (ns0 == std::numeric_limits<uint64_t>::max()) ns0 = 0;
+
+    std::vector<TraceEvent> events;
+    events.reserve(records.size() * 2);
+    for (const TraceRecord& r : records) {
+        if (r.kind == kRecordEntry) continue;
+        TraceEvent e;
+        e.op = r.op;
+        e.iters.assign(r.iters, r.iters + std::clamp(r.niters, 0, kMaxLoopDepth));
+        e.cta = r.cta;
+        e.warp = r.warp;
+        e.lane = r.lane;
+        const auto base = t0.find(r.cta);
+        const uint64_t c0 = base == t0.end() ? r.clk_begin : base->second;
+        const bool wait = r.kind == kRecordWait;
+        e.kind = wait ? EventKind::wait_begin : EventKind::issue;
+        e.t = static_cast<int64_t>(r.clk_begin - c0);
+        e.t_ns = static_cast<int64_t>(r.ns_begin - ns0);
+        events.push_back(e);
+        if (!r.ended) continue;
+        e.kind = wait ? EventKind::wait_end : EventKind::complete;
+        e.t = static_cast<int64_t>(r.clk_end - c0);
+        e.t_ns = static_cast<int64_t>(r.ns_end - ns0);
+        events.push_back(e);
+    }
+    std::stable_sort(events.begin(), events.end(), [](const TraceEvent& a, const TraceEvent& b) {
+        return std::tie(a.cta, a.t, a.op, a.warp, a.lane, a.kind) <
+               std::tie(b.cta, b.t, b.op, b.warp, b.lane, b.kind);
+    });
+    return events;
+}
+
+}  // namespace tmasim::device

@@ -1,0 +1,101 @@
+// Every PTX wrapper is documented and instantiated in a kernel that NVRTC (with ptxas
+// behind it) accepts for sm_90a: a typo in an instruction fails here, not on the GPU.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "device/float_bits.h"
+#include "device/kernel_abi.h"
+#include "device/ptx_wrappers.h"
+#include "device_test_support.h"
+
+using namespace tmasim::device;
+using namespace tmasim::device::test;
+
+namespace {
+
+// Calls each wrapper once; the values only need to be well-formed for the compiler.
+const char* kCallEveryWrapper = R"(
+extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapParam tmap,
+                                              unsigned char* g, unsigned long long* out) {
+    __shared__ alignas(128) unsigned char buf[1024];
+    __shared__ alignas(8) unsigned long long bar[1];
+    const unsigned s = cvta_to_shared_u32(buf);
+    const unsigned b = cvta_to_shared_u32(bar);
+    unsigned long long acc = read_clock64() + read_globaltimer();
+    unsigned leader = 0;
+    const bool is_leader = elect_sync(0xffffffffu, leader);
+    if (threadIdx.x == 0) {
+        mbarrier_init_shared_cta_b64(b, 1);
+        fence_mbarrier_init_release_cluster();
+    }
+    barrier_sync_0();
+    if (is_leader && threadIdx.x < 32) {
+        acc += mbarrier_arrive_expect_tx_shared_cta_b64(b, 1024);
+        mbarrier_expect_tx_relaxed_cta_shared_cta_b64(b, 16);
+        acc += mbarrier_arrive_shared_cta_b64(b);
+        acc += mbarrier_arrive_shared_cta_b64(b, 2u);
+        cp_async_bulk_tensor_1d_shared_cluster_global_tile_mbarrier(s, &tmap, 0, b);
+        cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(s, &tmap, 0, 1, b);
+        cp_async_bulk_tensor_3d_shared_cluster_global_tile_mbarrier(s, &tmap, 0, 1, 2, b);
+        cp_async_bulk_tensor_4d_shared_cluster_global_tile_mbarrier(s, &tmap, 0, 1, 2, 3, b);
+        cp_async_bulk_tensor_5d_shared_cluster_global_tile_mbarrier(s, &tmap, 0, 1, 2, 3, 4, b);
+        cp_async_bulk_shared_cluster_global_mbarrier(s, g, 256, b);
+        while (!mbarrier_try_wait_parity_shared_cta_b64(b, 0)) {}
+        fence_proxy_async_shared_cta();
+        cp_async_bulk_tensor_1d_global_shared_cta_tile_bulk_group(&tmap, 0, s);
+        cp_async_bulk_tensor_2d_global_shared_cta_tile_bulk_group(&tmap, 0, 1, s);
+        cp_async_bulk_tensor_3d_global_shared_cta_tile_bulk_group(&tmap, 0, 1, 2, s);
+        cp_async_bulk_tensor_4d_global_shared_cta_tile_bulk_group(&tmap, 0, 1, 2, 3, s);
+        cp_async_bulk_tensor_5d_global_shared_cta_tile_bulk_group(&tmap, 0, 1, 2, 3, 4, s);
+        cp_async_bulk_global_shared_cta_bulk_group(g, s, 256);
+        cp_async_bulk_commit_group();
+        cp_async_bulk_wait_group<1>();
+        cp_async_bulk_wait_group_read<0>();
+        cp_async_bulk_wait_group_dynamic((long long)threadIdx.x, true);
+        mbarrier_inval_shared_cta_b64(b);
+    }
+    st_volatile_shared_u32(s + 4 * threadIdx.x, (unsigned)acc);
+    acc += ld_volatile_shared_u32(s + 4 * ((threadIdx.x + 1) % 32));
+    acc += (unsigned)ld_volatile_global_s32((const int*)g);
+    acc += f32_to_f16_bits_rne((float)acc) + f32_to_bf16_bits_rne((float)acc);
+    acc += (unsigned long long)(f16_bits_to_f32((unsigned short)acc) + bf16_bits_to_f32(1));
+    out[threadIdx.x] = acc + leader;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("every PTX wrapper compiles for sm_90a under NVRTC", "[device][ptx][nvrtc]") {
+    std::string src(ptx_wrappers_source());
+    src += float_bits_device_source();
+    src += kernel_abi_device_source();
+    src += kCallEveryWrapper;
+    require_compiles(src, "sm_90a");
+}
+
+TEST_CASE("every PTX wrapper is named after its instruction and documented", "[device][ptx]") {
+    const std::string src(ptx_wrappers_source());
+    for (int i = 0; i < kPtxWrapperCount; ++i) {
+        const std::string name = kPtxWrapperNames[i];
+        INFO(name);
+        CHECK(src.find(" " + name + "(") != std::string::npos);
+        // The comment right above the wrapper gives the PTX form and the minimum SM.
+        const std::regex documented("// PTX: [^\\n]+;  sm_\\d+[^\\n]*\\n(//[^\\n]*\\n)*(template <int N>\\n)?"
+                                    "__device__ __forceinline__ [^\\n]* " + name + "\\(");
+        CHECK(std::regex_search(src, documented));
+    }
+    // Async, barrier and fence instructions all carry a "memory" clobber.
+    const std::regex asm_stmt(R"(asm volatile\(([^;]|;[^)])*?\);)");
+    int checked = 0;
+    for (auto it = std::sregex_iterator(src.begin(), src.end(), asm_stmt); it != std::sregex_iterator(); ++it) {
+        const std::string stmt = it->str();
+        if (stmt.find("mbarrier") != std::string::npos || stmt.find("cp.async") != std::string::npos ||
+            stmt.find("fence") != std::string::npos || stmt.find("barrier.sync") != std::string::npos) {
+            INFO(stmt);
+            CHECK(stmt.find("\"memory\"") != std::string::npos);
+            ++checked;
+        }
+    }
+    CHECK(checked >= 20);
+}

@@ -1,0 +1,108 @@
+// The device backend without a GPU (a clear error, never a crash) and, where a Hopper is
+// present, one real run ([gpu]).
+#include <catch2/catch.hpp>
+
+#include "device/cuda_driver.h"
+#include "device/run_device.h"
+#include "device_test_support.h"
+#include "scenarios/loader.h"
+#include "scenarios/values.h"
+
+using namespace tmasim;
+using namespace tmasim::device;
+
+namespace {
+const char* kNoDriver =
+    "no CUDA driver (libcuda.so.1 not found): the device backend needs an NVIDIA GPU; use "
+    "--backend model";
+
+bool driver_present() {
+    try {
+        CudaDriver::get();
+        return true;
+    } catch (const DeviceUnavailable&) {
+        return false;
+    }
+}
+}  // namespace
+
+TEST_CASE("a missing driver library is a clear error, not a crash", "[device][driver]") {
+    CHECK_THROWS_MATCHES(CudaDriver("libtmasim_no_such_driver.so.1"), DeviceUnavailable,
+                         Catch::Matchers::Message(
+                             "no CUDA driver (libtmasim_no_such_driver.so.1 not found): the device "
+                             "backend needs an NVIDIA GPU; use --backend model"));
+}
+
+TEST_CASE("run_device without a driver reports the no-driver error", "[device][driver]") {
+    if (driver_present()) {
+        WARN("SKIPPED: a CUDA driver (libcuda.so.1) is present on this machine, so the no-driver "
+             "path cannot be observed here");
+        return;
+    }
+    const Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/guide/bulk_add_one_1d.yaml");
+    CHECK_THROWS_MATCHES(run_device(s, DeviceOptions{}), DeviceUnavailable, Catch::Matchers::Message(kNoDriver));
+}
+
+TEST_CASE("bulk_add_one_1d on the GPU adds one to the second half of data", "[device][gpu]") {
+    const Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/guide/bulk_add_one_1d.yaml");
+    RunResult r;
+    try {
+        r = run_device(s, DeviceOptions{});
+    } catch (const DeviceUnavailable& e) {
+        WARN("SKIPPED [gpu] test: " << e.what());
+        return;
+    }
+    INFO((r.diagnostics.empty() ? std::string() : r.diagnostics.front().message));
+    REQUIRE(r.outcome == Outcome::ok);
+    CHECK(r.provenance.backend == "device");
+    CHECK(r.provenance.extra.at("sm").rfind("sm_", 0) == 0);
+
+    REQUIRE(r.memory.size() == 2);
+    const MemoryImage& data = r.memory[0];
+    CHECK(data.name == "data");
+    CHECK(data.space == "global");
+    REQUIRE(data.bytes.size() == 2048 * 4);
+    for (int64_t e = 0; e < 2048; ++e) {
+        const int64_t want = e < 1024 ? e : e + 1;
+        if (load_element_int(data.bytes.data(), DType::i32, e) != want)
+            FAIL("data[" << e << "] = " << load_element_int(data.bytes.data(), DType::i32, e)
+                         << ", want " << want);
+    }
+    const MemoryImage& smem = r.memory[1];
+    CHECK(smem.name == "smem_data");
+    CHECK(smem.space == "shared");
+    REQUIRE(smem.bytes.size() == 1024 * 4);
+    CHECK(load_element_int(smem.bytes.data(), DType::i32, 0) == 1025);
+    CHECK(load_element_int(smem.bytes.data(), DType::i32, 1023) == 2048);
+
+    // 8 warps: the all-thread ops give one issue/complete (or wait) pair per warp.
+    REQUIRE(!r.events.empty());
+    int waits_begun = 0, waits_ended = 0;
+    for (const TraceEvent& e : r.events) {
+        if (e.op == 5 && e.kind == EventKind::wait_begin) ++waits_begun;
+        if (e.op == 5 && e.kind == EventKind::wait_end) ++waits_ended;
+    }
+    CHECK(waits_begun == 8);
+    CHECK(waits_ended == 8);
+    for (size_t i = 1; i < r.events.size(); ++i) CHECK(r.events[i - 1].t <= r.events[i].t);
+}
+
+TEST_CASE("tma_2d_expect_tx_mismatch hangs at the wait on the GPU", "[device][gpu]") {
+    const Scenario s = load_scenario_file(test::source_dir() +
+                                          "/scenarios/catalog/hazards/tma_2d_expect_tx_mismatch.yaml");
+    RunResult r;
+    DeviceOptions opt;
+    opt.watchdog_seconds = 0.2;
+    try {
+        r = run_device(s, opt);
+    } catch (const DeviceUnavailable& e) {
+        WARN("SKIPPED [gpu] test: " << e.what());
+        return;
+    }
+    REQUIRE(r.outcome == Outcome::hang);
+    REQUIRE(!r.diagnostics.empty());
+    CHECK(r.diagnostics[0].rule == "mbarrier.wait_timeout");
+    CHECK(r.diagnostics[0].op == 5);
+    CHECK(r.diagnostics[0].message ==
+          "hang at op #5 mbarrier.wait (wait): watchdog expired after 0.2 s waiting for barrier bar parity 0");
+}
