@@ -1,0 +1,161 @@
+#include "traces/chrome_export.h"
+
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace tmasim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using ExecId = std::tuple<int, std::vector<int64_t>, int, int, int>;  // op, iters, cta, warp, lane
+
+bool starts_span(EventKind k) { return k == EventKind::issue || k == EventKind::wait_begin; }
+bool ends_span(EventKind k) { return k == EventKind::complete || k == EventKind::wait_end; }
+
+class ChromeBuilder {
+public:
+    ChromeBuilder(const RunResult& r, const OpNames& names) : r_(r), names_(names) {
+        us_per_cycle_ = r.provenance.sm_clock_mhz > 0 ? 1.0 / r.provenance.sm_clock_mhz : 1.0;
+    }
+
+    Json build() {
+        std::map<ExecId, const TraceEvent*> open;
+        for (const TraceEvent* e : events_in_trace_order(r_)) {
+            note_thread(*e);
+            ExecId id{e->op, e->iters, e->cta, e->warp, e->lane};
+            if (!e->model_only && starts_span(e->kind)) {
+                if (auto it = open.find(id); it != open.end()) instant(*it->second);  // a restart: keep both
+                open[id] = e;
+            } else if (!e->model_only && ends_span(e->kind) && open.count(id)) {
+                slice(*open[id], *e);
+                open.erase(id);
+            } else {
+                instant(*e);
+            }
+        }
+        for (const auto& [id, e] : open) instant(*e);  // never finished (hang, fault)
+        add_names();
+
+        Json doc;
+        doc["traceEvents"] = std::move(events_);
+        doc["displayTimeUnit"] = "ns";
+        doc["otherData"] = other_data();
+        return doc;
+    }
+
+private:
+    std::string label(const TraceEvent& e) const {
+        auto it = names_.find(e.op);
+        std::string s = it == names_.end() || it->second.empty() ? "op" : it->second;
+        s += " #" + std::to_string(e.op);
+        for (int64_t i : e.iters) s += "[" + std::to_string(i) + "]";
+        return s;
+    }
+
+    Json args(const TraceEvent& e) const {
+        Json a;
+        a["key"] = e.key();
+        a["t_cycles"] = e.t;
+        if (e.t_ns >= 0) a["t_ns"] = e.t_ns;
+        a["lane"] = e.lane;
+        for (const auto& [k, v] : e.detail) a[k] = v;
+        return a;
+    }
+
+    Json base(const TraceEvent& e, const char* ph, const std::string& name) const {
+        Json j;
+        j["name"] = name;
+        j["cat"] = e.model_only ? "model" : "op";
+        j["ph"] = ph;
+        j["ts"] = e.t * us_per_cycle_;
+        j["pid"] = e.cta;
+        j["tid"] = e.warp;
+        return j;
+    }
+
+    void slice(const TraceEvent& begin, const TraceEvent& end) {
+        Json j = base(begin, "X", label(begin));
+        j["dur"] = (end.t - begin.t) * us_per_cycle_;
+        Json a = args(begin);
+        a["key_end"] = end.key();
+        a["t_end_cycles"] = end.t;
+        a["cycles"] = end.t - begin.t;
+        j["args"] = std::move(a);
+        events_.push_back(std::move(j));
+    }
+
+    void instant(const TraceEvent& e) {
+        std::string name = e.model_only && !e.what.empty() ? e.what + " (" + label(e) + ")"
+                                                           : label(e) + " " + to_string(e.kind);
+        Json j = base(e, "i", name);
+        j["s"] = "t";
+        j["args"] = args(e);
+        events_.push_back(std::move(j));
+    }
+
+    void note_thread(const TraceEvent& e) { threads_.insert({e.cta, e.warp}); }
+
+    void add_names() {
+        std::set<int> ctas;
+        for (const auto& [cta, warp] : threads_) {
+            ctas.insert(cta);
+            events_.push_back(meta("thread_name", cta, warp, "warp " + std::to_string(warp)));
+        }
+        for (int cta : ctas) events_.push_back(meta("process_name", cta, 0, "CTA " + std::to_string(cta)));
+    }
+
+    static Json meta(const char* what, int pid, int tid, const std::string& name) {
+        Json j;
+        j["name"] = what;
+        j["ph"] = "M";
+        j["pid"] = pid;
+        j["tid"] = tid;
+        j["args"]["name"] = name;
+        return j;
+    }
+
+    Json other_data() const {
+        const Provenance& p = r_.provenance;
+        Json o;
+        o["backend"] = p.backend;
+        o["gpu"] = p.gpu;
+        o["scenario"] = p.scenario;
+        o["sm_clock_mhz"] = std::to_string(p.sm_clock_mhz);
+        o["time_unit"] = p.sm_clock_mhz > 0 ? "us at the SM clock" : "1 us = 1 SM cycle (clock unknown)";
+        o["outcome"] = to_string(r_.outcome);
+        for (size_t i = 0; i < r_.diagnostics.size(); ++i) {
+            const Diagnostic& d = r_.diagnostics[i];
+            o["diagnostic" + std::to_string(i)] = to_string(d.outcome) + " " + d.rule + ": " + d.message;
+        }
+        return o;
+    }
+
+    const RunResult& r_;
+    const OpNames& names_;
+    double us_per_cycle_;
+    Json events_ = Json::array();
+    std::set<std::pair<int, int>> threads_;
+};
+
+}  // namespace
+
+void write_chrome_trace(const RunResult& result, std::ostream& out, const OpNames& names) {
+    out << ChromeBuilder(result, names).build().dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace)
+        << '\n';
+}
+
+void write_chrome_trace_file(const RunResult& result, const std::string& path, const OpNames& names) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("traces: cannot open '" + path + "' for writing");
+    write_chrome_trace(result, out, names);
+    out.flush();
+    if (!out) throw std::runtime_error("traces: error writing '" + path + "'");
+}
+
+}  // namespace tmasim

@@ -1,0 +1,202 @@
+#include "traces/trace_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace tmasim {
+namespace {
+
+// The cross-backend identity of an event: everything in TraceEvent::key().
+using EventId = std::tuple<int, std::vector<int64_t>, int, int, int, int>;
+// One op executed by one thread (or warp): an EventId without the kind.
+using ExecId = std::tuple<int, std::vector<int64_t>, int, int, int>;
+
+EventId event_id(const TraceEvent& e) {
+    return {e.op, e.iters, e.cta, e.warp, e.lane, static_cast<int>(e.kind)};
+}
+ExecId exec_id(const TraceEvent& e) { return {e.op, e.iters, e.cta, e.warp, e.lane}; }
+
+struct Side {
+    std::map<EventId, const TraceEvent*> events;
+    std::map<ExecId, std::pair<std::optional<int64_t>, std::optional<int64_t>>> spans;  // start, end
+    size_t duplicates = 0;
+};
+
+Side index_side(const RunResult& r, size_t& model_only) {
+    Side s;
+    for (const TraceEvent& e : r.events) {
+        if (e.model_only) {
+            ++model_only;
+            continue;
+        }
+        // A repeated key is a backend bug; keep the first so pairing stays one-to-one.
+        if (!s.events.emplace(event_id(e), &e).second) {
+            ++s.duplicates;
+            continue;
+        }
+        auto& span = s.spans[exec_id(e)];
+        if (e.kind == EventKind::issue || e.kind == EventKind::wait_begin) span.first = e.t;
+        if (e.kind == EventKind::complete || e.kind == EventKind::wait_end) span.second = e.t;
+    }
+    return s;
+}
+
+double rel_err(int64_t a, int64_t b) {
+    return std::fabs(static_cast<double>(a) - static_cast<double>(b)) /
+           std::max(std::fabs(static_cast<double>(b)), 1.0);
+}
+
+std::string op_name(const OpNames& names, int op) {
+    auto it = names.find(op);
+    return it == names.end() || it->second.empty() ? "?" : it->second;
+}
+
+std::string why(const RunResult& r) {
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.outcome == r.outcome) return d.rule.empty() ? d.message : d.rule + ": " + d.message;
+    return "";
+}
+
+TimingSummary summarize(const std::vector<TimingRow>& rows, double tolerance) {
+    TimingSummary s;
+    std::vector<double> errs;
+    for (const TimingRow& r : rows) {
+        errs.push_back(r.rel_err);
+        if (r.rel_err > tolerance) ++s.over_tolerance;
+    }
+    s.paired = errs.size();
+    s.median = percentile(errs, 0.5);
+    s.p90 = percentile(errs, 0.9);
+    s.max = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
+    return s;
+}
+
+MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b) {
+    MemoryDiff d;
+    const MemoryImage* any = a ? a : b;
+    d.space = any->space;
+    d.name = any->name;
+    d.cta = any->cta;
+    d.size_a = a ? a->bytes.size() : 0;
+    d.size_b = b ? b->bytes.size() : 0;
+    if (!a || !b) {
+        d.status = a ? MemoryDiff::Status::missing_in_b : MemoryDiff::Status::missing_in_a;
+        d.is_mismatch = d.space == "global";
+        return d;
+    }
+    if (d.size_a != d.size_b) {
+        d.status = MemoryDiff::Status::size_mismatch;
+        d.is_mismatch = true;
+        return d;
+    }
+    for (size_t i = 0; i < d.size_a; ++i) {
+        if (a->bytes[i] == b->bytes[i]) continue;
+        if (d.first_diff < 0) d.first_diff = static_cast<int64_t>(i);
+        ++d.diff_count;
+    }
+    d.status = d.diff_count ? MemoryDiff::Status::differ : MemoryDiff::Status::equal;
+    d.is_mismatch = d.diff_count > 0;
+    return d;
+}
+
+std::vector<MemoryDiff> compare_memory(const RunResult& a, const RunResult& b) {
+    using ImageId = std::tuple<std::string, std::string, int>;  // space, name, cta
+    std::map<ImageId, std::pair<const MemoryImage*, const MemoryImage*>> pairs;
+    for (const MemoryImage& m : a.memory) pairs[{m.space, m.name, m.cta}].first = &m;
+    for (const MemoryImage& m : b.memory) pairs[{m.space, m.name, m.cta}].second = &m;
+    std::vector<MemoryDiff> out;
+    for (const auto& [id, p] : pairs) out.push_back(compare_image(p.first, p.second));
+    // Globals first: they are the scenario's answer.
+    std::stable_sort(out.begin(), out.end(), [](const MemoryDiff& x, const MemoryDiff& y) {
+        return (x.space == "global") > (y.space == "global");
+    });
+    return out;
+}
+
+}  // namespace
+
+std::string to_string(MemoryDiff::Status s) {
+    switch (s) {
+    case MemoryDiff::Status::equal: return "equal";
+    case MemoryDiff::Status::differ: return "differ";
+    case MemoryDiff::Status::size_mismatch: return "size mismatch";
+    case MemoryDiff::Status::missing_in_a: return "missing in A";
+    case MemoryDiff::Status::missing_in_b: return "missing in B";
+    }
+    return "?";
+}
+
+bool DiffReport::memory_match() const {
+    return std::none_of(memory.begin(), memory.end(), [](const MemoryDiff& m) { return m.is_mismatch; });
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    double pos = std::clamp(p, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
+
+DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions& options) {
+    DiffReport r;
+    r.a = a.provenance;
+    r.b = b.provenance;
+    r.outcome_a = a.outcome;
+    r.outcome_b = b.outcome;
+    r.why_a = why(a);
+    r.why_b = why(b);
+    r.tolerance = options.tolerance;
+    r.memory = compare_memory(a, b);
+
+    Side sa = index_side(a, r.model_only_skipped);
+    Side sb = index_side(b, r.model_only_skipped);
+    r.unpaired_a = sa.duplicates;
+    r.unpaired_b = sb.duplicates;
+
+    std::vector<TimingRow> event_rows;
+    for (const auto& [id, ea] : sa.events) {
+        auto it = sb.events.find(id);
+        if (it == sb.events.end()) {
+            ++r.unpaired_a;
+            continue;
+        }
+        const TraceEvent* eb = it->second;
+        event_rows.push_back({ea->key(), ea->op, op_name(options.op_names, ea->op), ea->t, eb->t,
+                              rel_err(ea->t, eb->t)});
+    }
+    for (const auto& [id, eb] : sb.events)
+        if (!sa.events.count(id)) ++r.unpaired_b;
+
+    std::vector<TimingRow> duration_rows;
+    for (const auto& [id, span_a] : sa.spans) {
+        auto it = sb.spans.find(id);
+        if (it == sb.spans.end()) continue;
+        const auto& span_b = it->second;
+        if (!span_a.first || !span_a.second || !span_b.first || !span_b.second) continue;
+        int64_t da = *span_a.second - *span_a.first, db = *span_b.second - *span_b.first;
+        TraceEvent probe;  // key() of the exec, with a placeholder kind replaced below
+        std::tie(probe.op, probe.iters, probe.cta, probe.warp, probe.lane) = id;
+        std::string key = probe.key();
+        key = key.substr(0, key.rfind(':')) + ":duration";
+        duration_rows.push_back({key, probe.op, op_name(options.op_names, probe.op), da, db, rel_err(da, db)});
+    }
+
+    r.events = summarize(event_rows, options.tolerance);
+    r.durations = summarize(duration_rows, options.tolerance);
+
+    r.worst = event_rows;
+    r.worst.insert(r.worst.end(), duration_rows.begin(), duration_rows.end());
+    std::stable_sort(r.worst.begin(), r.worst.end(), [](const TimingRow& x, const TimingRow& y) {
+        if (x.rel_err != y.rel_err) return x.rel_err > y.rel_err;
+        return x.key < y.key;
+    });
+    if (options.top >= 0 && r.worst.size() > static_cast<size_t>(options.top)) r.worst.resize(options.top);
+    return r;
+}
+
+}  // namespace tmasim

@@ -1,0 +1,78 @@
+#pragma once
+// Compares two runs of one scenario: outcome, then functional bytes, then timing.
+// B is the reference (usually the device trace), so relative errors divide by B.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "scenarios/run_result.h"
+#include "traces/trace_writer.h"
+
+namespace tmasim {
+
+struct DiffOptions {
+    // Timing rows whose relative error exceeds this are counted and marked in the table.
+    // Timing never decides functional_match(): the model is calibrated, not cycle-exact.
+    double tolerance = 0.25;
+    int top = 15;      // rows in the worst-offender table
+    OpNames op_names;  // names for the table; ops missing here print as "?"
+};
+
+// One final memory image compared across the two runs.
+struct MemoryDiff {
+    enum class Status { equal, differ, size_mismatch, missing_in_a, missing_in_b };
+    std::string space, name;
+    int cta = 0;
+    Status status = Status::equal;
+    size_t size_a = 0, size_b = 0;
+    int64_t first_diff = -1;  // byte offset of the first difference (differ only)
+    size_t diff_count = 0;    // bytes that differ (differ only)
+    // Global tensors are the scenario's result and always count. A shared buffer only
+    // counts when both runs dumped it: a backend may not be able to read shared memory
+    // back (e.g. after a fault), which is no functional difference.
+    bool is_mismatch = false;
+};
+std::string to_string(MemoryDiff::Status s);
+
+// One paired timing quantity: an event's time, or the duration of an op on one thread
+// (issue->complete, wait_begin->wait_end).
+struct TimingRow {
+    std::string key;   // "op5[2]@cta0.w1.l0:issue", or "...:duration" for durations
+    int op = -1;
+    std::string name;  // op kind
+    int64_t a = 0, b = 0;
+    double rel_err = 0;  // |a-b| / max(|b|, 1)
+};
+
+struct TimingSummary {
+    size_t paired = 0;
+    double median = 0, p90 = 0, max = 0;  // relative errors; 0 when nothing paired
+    size_t over_tolerance = 0;
+};
+
+struct DiffReport {
+    Provenance a, b;
+    Outcome outcome_a = Outcome::ok, outcome_b = Outcome::ok;
+    std::string why_a, why_b;  // the first diagnostic naming the outcome, if any
+    std::vector<MemoryDiff> memory;
+    TimingSummary events;       // event times (cycles since CTA start)
+    TimingSummary durations;    // per-op durations
+    size_t unpaired_a = 0, unpaired_b = 0;  // non-model-only events on one side only
+    size_t model_only_skipped = 0;
+    std::vector<TimingRow> worst;  // events and durations together, worst first, top N
+    double tolerance = 0;
+
+    bool outcome_match() const { return outcome_a == outcome_b; }
+    bool memory_match() const;
+    bool functional_match() const { return outcome_match() && memory_match(); }
+};
+
+DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions& options = {});
+void print_diff(const DiffReport& report, std::ostream& out);
+
+// Linear interpolation between closest ranks (numpy's default): p in [0, 1].
+// `values` need not be sorted; 0 when empty.
+double percentile(std::vector<double> values, double p);
+
+}  // namespace tmasim

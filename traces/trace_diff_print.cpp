@@ -1,0 +1,96 @@
+// The human-readable form of a DiffReport (tmasim diff). Kept apart from the comparison
+// so tests can check numbers without parsing text.
+#include <algorithm>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "traces/trace_diff.h"
+
+namespace tmasim {
+namespace {
+
+std::string side_line(const char* label, const Provenance& p) {
+    std::string s = fmt::format("{}: backend {}, gpu {}", label, p.backend.empty() ? "?" : p.backend,
+                                p.gpu.empty() ? "?" : p.gpu);
+    if (p.sm_clock_mhz > 0) s += fmt::format(" @ {} MHz", p.sm_clock_mhz);
+    if (!p.scenario.empty()) s += ", scenario " + p.scenario;
+    if (!p.tool_version.empty()) s += ", tmasim " + p.tool_version;
+    return s;
+}
+
+std::string outcome_text(Outcome o, const std::string& why) {
+    return why.empty() ? to_string(o) : to_string(o) + " (" + why + ")";
+}
+
+std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+
+void print_memory(const DiffReport& r, std::ostream& out) {
+    out << "MEMORY: " << (r.memory_match() ? "match" : "MISMATCH") << '\n';
+    if (r.memory.empty()) out << "  (no memory images on either side)\n";
+    for (const MemoryDiff& m : r.memory) {
+        std::string where = m.space == "shared" ? fmt::format("{} {} (cta {})", m.space, m.name, m.cta)
+                                                : fmt::format("{} {}", m.space, m.name);
+        std::string what;
+        switch (m.status) {
+        case MemoryDiff::Status::equal: what = fmt::format("equal ({} bytes)", m.size_a); break;
+        case MemoryDiff::Status::differ:
+            what = fmt::format("DIFFER: {} of {} bytes, first at byte offset {}", m.diff_count, m.size_a,
+                               m.first_diff);
+            break;
+        case MemoryDiff::Status::size_mismatch:
+            what = fmt::format("SIZE MISMATCH: A {} bytes, B {} bytes", m.size_a, m.size_b);
+            break;
+        case MemoryDiff::Status::missing_in_a:
+        case MemoryDiff::Status::missing_in_b:
+            what = to_string(m.status) + (m.is_mismatch ? "" : " (shared buffer: not compared)");
+            break;
+        }
+        out << "  " << where << ": " << what << '\n';
+    }
+}
+
+void print_timing(const DiffReport& r, std::ostream& out) {
+    out << fmt::format("TIMING: worst first, B is the reference, tolerance {}\n", pct(r.tolerance));
+    if (r.worst.empty()) {
+        out << "  (no paired events)\n";
+    } else {
+        size_t key_w = 3, name_w = 7;
+        for (const TimingRow& row : r.worst) {
+            key_w = std::max(key_w, row.key.size());
+            name_w = std::max(name_w, row.name.size());
+        }
+        out << fmt::format("  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>8}\n", "key", key_w, "op name", name_w,
+                           "A cycles", "B cycles", "rel err");
+        for (const TimingRow& row : r.worst)
+            out << fmt::format("  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>8}{}\n", row.key, key_w, row.name, name_w,
+                               row.a, row.b, pct(row.rel_err), row.rel_err > r.tolerance ? " *" : "");
+    }
+    out << fmt::format("timing: {} paired events, median rel err {}, p90 {}, max {}, {} over tolerance\n",
+                       r.events.paired, pct(r.events.median), pct(r.events.p90), pct(r.events.max),
+                       r.events.over_tolerance);
+    out << fmt::format("durations: {} paired ops, median rel err {}, p90 {}, max {}, {} over tolerance\n",
+                       r.durations.paired, pct(r.durations.median), pct(r.durations.p90),
+                       pct(r.durations.max), r.durations.over_tolerance);
+    out << fmt::format("unpaired events: {} only in A, {} only in B; {} model-only events not compared\n",
+                       r.unpaired_a, r.unpaired_b, r.model_only_skipped);
+}
+
+}  // namespace
+
+void print_diff(const DiffReport& r, std::ostream& out) {
+    out << side_line("A", r.a) << '\n' << side_line("B", r.b) << '\n';
+    if (!r.a.scenario_hash.empty() && !r.b.scenario_hash.empty() && r.a.scenario_hash != r.b.scenario_hash)
+        out << "NOTE: the traces come from different scenario files (hash " << r.a.scenario_hash << " vs "
+            << r.b.scenario_hash << ")\n";
+    if (r.outcome_match())
+        out << "OUTCOME: match (" << to_string(r.outcome_a) << ")\n";
+    else
+        out << "OUTCOME: MISMATCH: A " << outcome_text(r.outcome_a, r.why_a) << ", B "
+            << outcome_text(r.outcome_b, r.why_b) << '\n';
+    print_memory(r, out);
+    print_timing(r, out);
+    out << "RESULT: " << (r.functional_match() ? "functional match" : "FUNCTIONAL MISMATCH") << '\n';
+}
+
+}  // namespace tmasim

@@ -1,0 +1,255 @@
+#include "traces/trace_reader.h"
+
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/values.h"
+
+namespace tmasim {
+namespace {
+
+using Json = nlohmann::json;
+
+// Line order of FORMAT.md; a line may never go back to an earlier section.
+enum class Section { header, event, diagnostic, memory, outcome };
+const char* section_name(Section s) {
+    static const char* names[] = {"header", "event", "diagnostic", "memory", "outcome"};
+    return names[static_cast<int>(s)];
+}
+
+// Typed access to one line's object. Each getter records the key, so finish() can reject
+// keys nobody asked for: a misspelt or newer key is an error, never silently dropped.
+class LineFields {
+public:
+    LineFields(const Json& j, const std::string& path, int line, const std::string& type)
+        : j_(j), path_(path), line_(line), type_(type) {}
+
+    [[noreturn]] void fail(const std::string& message) const {
+        throw TraceError(path_, line_, message);
+    }
+    bool has(const std::string& key) const { return j_.contains(key); }
+
+    const Json& get(const std::string& key) {
+        used_.insert(key);
+        auto it = j_.find(key);
+        if (it == j_.end()) fail(type_ + ": missing key '" + key + "'");
+        return *it;
+    }
+    std::string str(const std::string& key) {
+        const Json& v = get(key);
+        if (!v.is_string()) fail(type_ + ": '" + key + "' must be a string");
+        return v.get<std::string>();
+    }
+    int64_t i64(const std::string& key) {
+        const Json& v = get(key);
+        if (!v.is_number_integer()) fail(type_ + ": '" + key + "' must be an integer");
+        return v.get<int64_t>();
+    }
+    int i32(const std::string& key) { return static_cast<int>(i64(key)); }
+    uint64_t u64(const std::string& key) {
+        const Json& v = get(key);
+        if (!v.is_number_unsigned()) fail(type_ + ": '" + key + "' must be an unsigned integer");
+        return v.get<uint64_t>();
+    }
+    bool boolean(const std::string& key) {
+        const Json& v = get(key);
+        if (!v.is_boolean()) fail(type_ + ": '" + key + "' must be true or false");
+        return v.get<bool>();
+    }
+    std::vector<int64_t> iters(const std::string& key) {
+        const Json& v = get(key);
+        std::vector<int64_t> out;
+        if (!v.is_array()) fail(type_ + ": '" + key + "' must be an array of integers");
+        for (const Json& x : v) {
+            if (!x.is_number_integer()) fail(type_ + ": '" + key + "' must hold integers");
+            out.push_back(x.get<int64_t>());
+        }
+        return out;
+    }
+    std::map<std::string, std::string> string_map(const std::string& key) {
+        const Json& v = get(key);
+        std::map<std::string, std::string> out;
+        if (!v.is_object()) fail(type_ + ": '" + key + "' must be an object of strings");
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            if (!it.value().is_string()) fail(type_ + ": '" + key + "." + it.key() + "' must be a string");
+            out[it.key()] = it.value().get<std::string>();
+        }
+        return out;
+    }
+    Outcome outcome(const std::string& key) {
+        std::string text = str(key);
+        auto o = parse_outcome(text);
+        if (!o) fail(type_ + ": '" + key + "': unknown outcome '" + text + "'; allowed: " + allowed_outcomes());
+        return *o;
+    }
+    void finish() const {
+        for (auto it = j_.begin(); it != j_.end(); ++it)
+            if (!used_.count(it.key())) fail(type_ + ": unknown key '" + it.key() + "'");
+    }
+
+private:
+    const Json& j_;
+    const std::string& path_;
+    int line_;
+    std::string type_;
+    std::set<std::string> used_{"type"};
+};
+
+void read_header(LineFields& f, Provenance& p) {
+    std::string format = f.str("format");
+    if (format != kTraceFormat) f.fail("not a tmasim trace (format '" + format + "')");
+    int64_t version = f.i64("version");
+    if (version != kTraceVersion)
+        f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads version " +
+               std::to_string(kTraceVersion) + ")");
+    p.backend = f.str("backend");
+    p.tool_version = f.str("tool_version");
+    p.scenario = f.str("scenario");
+    p.scenario_file = f.str("scenario_file");
+    p.scenario_hash = f.str("scenario_hash");
+    p.gpu = f.str("gpu");
+    p.sm_clock_mhz = f.i32("sm_clock_mhz");
+    p.driver = f.str("driver");
+    p.cuda = f.str("cuda");
+    p.model_config = f.str("model_config");
+    p.model_config_hash = f.str("model_config_hash");
+    p.seed = f.u64("seed");
+    p.extra = f.string_map("extra");
+}
+
+TraceEvent read_event(LineFields& f, OpNames& names) {
+    TraceEvent e;
+    e.op = f.i32("op");
+    std::string name = f.str("name");
+    if (!name.empty()) names[e.op] = name;
+    e.iters = f.iters("iters");
+    e.cta = f.i32("cta");
+    e.warp = f.i32("warp");
+    e.lane = f.i32("lane");
+    std::string kind = f.str("kind");
+    auto k = parse_event_kind(kind);
+    if (!k) f.fail("event: unknown kind '" + kind + "'");
+    e.kind = *k;
+    e.t = f.i64("t");
+    if (f.has("t_ns")) e.t_ns = f.i64("t_ns");
+    e.model_only = f.boolean("model_only");
+    if (f.has("what")) e.what = f.str("what");
+    e.detail = f.string_map("detail");
+    // The key is redundant on purpose (grep-able, diff pairs by it); a disagreement means
+    // the file was edited by hand or written by a broken writer.
+    std::string key = f.str("key");
+    if (key != e.key()) f.fail("event: key '" + key + "' does not match its fields ('" + e.key() + "')");
+    return e;
+}
+
+Diagnostic read_diagnostic(LineFields& f) {
+    Diagnostic d;
+    d.outcome = f.outcome("outcome");
+    d.rule = f.str("rule");
+    d.op = f.i32("op");
+    d.iters = f.iters("iters");
+    d.cta = f.i32("cta");
+    d.message = f.str("message");
+    d.detail = f.string_map("detail");
+    return d;
+}
+
+MemoryImage read_memory(LineFields& f) {
+    MemoryImage m;
+    m.name = f.str("name");
+    m.space = f.str("space");
+    if (m.space != "global" && m.space != "shared")
+        f.fail("memory: space '" + m.space + "'; allowed: global, shared");
+    m.cta = f.i32("cta");
+    uint64_t size = f.u64("size");
+    auto bytes = from_hex(f.str("hex"));
+    if (!bytes) f.fail("memory '" + m.name + "': 'hex' is not a hex string");
+    if (bytes->size() != size)
+        f.fail("memory '" + m.name + "': size " + std::to_string(size) + " but hex holds " +
+               std::to_string(bytes->size()) + " bytes");
+    m.bytes = std::move(*bytes);
+    std::string hash = f.str("fnv1a64");
+    if (hash != fnv1a64_hex(m.bytes.data(), m.bytes.size()))
+        f.fail("memory '" + m.name + "': fnv1a64 " + hash + " does not match its bytes");
+    return m;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint8_t>> from_hex(const std::string& hex) {
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    if (hex.size() % 2) return std::nullopt;
+    std::vector<uint8_t> out(hex.size() / 2);
+    for (size_t i = 0; i < out.size(); ++i) {
+        int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        out[i] = static_cast<uint8_t>(hi << 4 | lo);
+    }
+    return out;
+}
+
+TraceFile parse_trace(std::istream& in, const std::string& path) {
+    TraceFile file;
+    RunResult& r = file.result;
+    Section section = Section::header;
+    bool saw_outcome = false;
+    int line_no = 0;
+    std::string line;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (saw_outcome) throw TraceError(path, line_no, "text after the outcome line");
+        if (line.empty()) throw TraceError(path, line_no, "empty line");
+        Json j = Json::parse(line, nullptr, false);
+        if (j.is_discarded()) throw TraceError(path, line_no, "invalid JSON (truncated or corrupt line)");
+        if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+            throw TraceError(path, line_no, "expected a JSON object with a string 'type'");
+        std::string type = j["type"].get<std::string>();
+        LineFields f(j, path, line_no, type);
+
+        Section s;
+        if (type == "header") s = Section::header;
+        else if (type == "event") s = Section::event;
+        else if (type == "diagnostic") s = Section::diagnostic;
+        else if (type == "memory") s = Section::memory;
+        else if (type == "outcome") s = Section::outcome;
+        else f.fail("unknown line type '" + type + "'; allowed: header, event, diagnostic, memory, outcome");
+
+        if ((line_no == 1) != (s == Section::header))
+            f.fail(line_no == 1 ? "not a tmasim trace: the first line must be the header"
+                                : "a second header line");
+        if (s < section)
+            f.fail(type + " line after a " + section_name(section) +
+                   " line (FORMAT.md order: header, events, diagnostics, memory, outcome)");
+        section = s;
+
+        switch (s) {
+        case Section::header: read_header(f, r.provenance); break;
+        case Section::event: r.events.push_back(read_event(f, file.op_names)); break;
+        case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
+        case Section::memory: r.memory.push_back(read_memory(f)); break;
+        case Section::outcome: r.outcome = f.outcome("outcome"); saw_outcome = true; break;
+        }
+        f.finish();
+    }
+    if (line_no == 0) throw TraceError(path, 0, "empty file, not a tmasim trace");
+    if (!saw_outcome)
+        throw TraceError(path, line_no, "truncated trace: no final outcome line (the run or the write was cut short)");
+    return file;
+}
+
+TraceFile read_trace_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw TraceError(path, 0, "cannot open trace file");
+    return parse_trace(in, path);
+}
+
+RunResult read_trace(const std::string& path) { return read_trace_file(path).result; }
+
+}  // namespace tmasim

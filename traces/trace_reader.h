@@ -1,0 +1,30 @@
+#pragma once
+// Reads a tmasim JSONL trace (traces/FORMAT.md, version 1) back into a RunResult.
+// Strict, like the scenario loader: a truncated file, invalid JSON, another format or
+// version, a missing or unknown key, a key that disagrees with the event's fields or a
+// memory hash that disagrees with its bytes is a TraceError "path:line: message".
+#include <istream>
+#include <optional>
+#include <vector>
+#include <string>
+
+#include "scenarios/run_result.h"
+#include "traces/trace_error.h"
+#include "traces/trace_writer.h"
+
+namespace tmasim {
+
+struct TraceFile {
+    RunResult result;
+    OpNames op_names;  // from the events' "name" fields (RunResult has no place for them)
+};
+
+TraceFile read_trace_file(const std::string& path);
+RunResult read_trace(const std::string& path);
+// `path` names the source in messages only.
+TraceFile parse_trace(std::istream& in, const std::string& path);
+
+// Bytes of a lowercase or uppercase hex string; nullopt when it is not hex.
+std::optional<std::vector<uint8_t>> from_hex(const std::string& hex);
+
+}  // namespace tmasim
