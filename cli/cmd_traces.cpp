@@ -1,0 +1,63 @@
+// Subcommands that work on trace files: diff and export.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "traces/chrome_export.h"
+#include "traces/trace_diff.h"
+#include "traces/trace_reader.h"
+
+namespace tmasim::cli {
+
+void add_diff_command(CLI::App& app, Action& action) {
+    struct Args {
+        std::string a, b;
+        DiffOptions options;
+    };
+    auto args = std::make_shared<Args>();
+    CLI::App* sub = app.add_subcommand("diff", "Compare two traces: outcome, final memory bytes, then timing");
+    sub->add_option("a", args->a, "First trace (e.g. the model's)")->required()->check(CLI::ExistingFile);
+    sub->add_option("b", args->b, "Second trace, the timing reference (e.g. the device's)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    sub->add_option("--tolerance", args->options.tolerance,
+                    "Relative timing error above which a row is marked (timing never fails the diff)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->add_option("--top", args->options.top, "Rows in the worst-offender timing table")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->footer("Exit codes: 0 outcome and bytes match; 1 they do not; 2 a trace cannot be read.");
+    sub->callback([args, &action] {
+        action = [args] {
+            TraceFile a = read_trace_file(args->a), b = read_trace_file(args->b);
+            DiffOptions options = args->options;
+            options.op_names = a.op_names;
+            options.op_names.insert(b.op_names.begin(), b.op_names.end());  // fills gaps only
+            DiffReport report = diff_traces(a.result, b.result, options);
+            print_diff(report, std::cout);
+            return static_cast<int>(report.functional_match() ? kOk : kMismatch);
+        };
+    });
+}
+
+void add_export_command(CLI::App& app, Action& action) {
+    struct Args {
+        std::string trace, output;
+    };
+    auto args = std::make_shared<Args>();
+    CLI::App* sub = app.add_subcommand("export", "Convert a trace to Chrome trace-event JSON (opens in Perfetto)");
+    sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
+    sub->add_option("--output,-o", args->output, "Chrome trace JSON to write")->required();
+    sub->callback([args, &action] {
+        action = [args] {
+            TraceFile t = read_trace_file(args->trace);
+            write_chrome_trace_file(t.result, args->output, t.op_names);
+            std::cout << args->output << ": " << t.result.events.size()
+                      << " events; open it in https://ui.perfetto.dev\n";
+            return static_cast<int>(kOk);
+        };
+    });
+}
+
+}  // namespace tmasim::cli

@@ -1,0 +1,140 @@
+#include "cli/device_child.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace tmasim::cli {
+namespace {
+
+// Child exit status meaning "run_device threw; the message is in error.txt".
+constexpr int kChildThrew = 3;
+
+// A private temporary directory for the child's trace and error message, removed on exit.
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = "/tmp/tmasim-device-XXXXXX";
+        if (!mkdtemp(tmpl.data())) throw std::runtime_error(std::string("cannot create a temp dir: ") + strerror(errno));
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::remove(file("trace.jsonl").c_str());
+        std::remove(file("error.txt").c_str());
+        rmdir(path_.c_str());
+    }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+[[noreturn]] void child_main(const Scenario& scenario, const DeviceOptions& options, const TempDir& dir) {
+    int status = 0;
+    try {
+        write_trace_file(run_device(scenario, options), dir.file("trace.jsonl"));
+    } catch (const std::exception& e) {
+        std::ofstream(dir.file("error.txt")) << e.what();
+        status = kChildThrew;
+    } catch (...) {
+        std::ofstream(dir.file("error.txt")) << "device run failed with an unknown exception";
+        status = kChildThrew;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    _exit(status);  // no atexit handlers or static destructors of the parent's copy
+}
+
+// A result for a run the child could not report itself.
+RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg) {
+    RunResult r;
+    r.provenance.backend = "device";
+    r.provenance.tool_version = TMASIM_VERSION;
+    r.provenance.scenario = s.name;
+    r.provenance.scenario_file = s.file;
+    r.provenance.scenario_hash = s.content_hash;
+    r.outcome = outcome;
+    Diagnostic d;
+    d.outcome = outcome;
+    d.rule = rule;
+    d.message = msg;
+    r.diagnostics.push_back(d);
+    return r;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& options) {
+    TempDir dir;
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);  // or the child would print the parent's pending output again
+
+    pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("cannot fork the device run: ") + strerror(errno));
+    if (pid == 0) child_main(scenario, options, dir);
+
+    const double limit_s = options.watchdog_seconds + kDeviceGraceSeconds;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+    int status = 0;
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + strerror(errno));
+        if (std::chrono::steady_clock::now() >= deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            char msg[160];
+            std::snprintf(msg, sizeof msg,
+                          "the device run did not finish within %.1f s (watchdog %.1f s + %.0f s grace); "
+                          "its process was killed",
+                          limit_s, options.watchdog_seconds, kDeviceGraceSeconds);
+            return synthetic_result(scenario, Outcome::hang, "device.wall_clock_limit", msg);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        return synthetic_result(scenario, Outcome::fault, "device.process_killed",
+                                "the device run's process died from signal " + std::to_string(sig) + " (" +
+                                    strsignal(sig) + ")");
+    }
+    int code = WEXITSTATUS(status);
+    if (code == kChildThrew) {
+        std::string message = slurp(dir.file("error.txt"));
+        throw std::runtime_error(message.empty() ? "the device run failed without a message" : message);
+    }
+    if (code != 0)
+        return synthetic_result(scenario, Outcome::fault, "device.process_exit",
+                                "the device run's process exited with status " + std::to_string(code));
+    try {
+        return read_trace(dir.file("trace.jsonl"));
+    } catch (const TraceError& e) {
+        return synthetic_result(scenario, Outcome::fault, "device.bad_trace",
+                                std::string("the device run's trace could not be read back: ") + e.what());
+    }
+}
+
+}  // namespace tmasim::cli

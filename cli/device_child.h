@@ -1,0 +1,24 @@
+#pragma once
+// Runs the device backend in a forked child process. A CUDA fault can poison the context
+// or kill the process; a hung kernel can outlive its own watchdog. Isolating each run keeps
+// the CLI alive to report it, and gives every run a fresh GPU context.
+#include <string>
+
+#include "device/run_device.h"
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::cli {
+
+// Seconds the parent waits beyond the kernel watchdog (JIT compile, context creation and
+// the memory dump all happen inside the limit).
+constexpr double kDeviceGraceSeconds = 60.0;
+
+// The child's RunResult, read back through a temporary trace file. When the child dies
+// from a signal the result is outcome `fault`; when it outlives watchdog + grace it is
+// killed and the result is `hang`; either way with a diagnostic saying what happened.
+// When run_device itself throws in the child (no CUDA driver, a GPU too old, a JIT error),
+// this throws std::runtime_error with the child's message: no run happened, so no verdict.
+RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& options);
+
+}  // namespace tmasim::cli

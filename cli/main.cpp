@@ -1,0 +1,43 @@
+// tmasim: one command, thin subcommands over the scenarios, model, device and traces
+// libraries. See commands.h for the exit-code policy.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "scenarios/source_loc.h"
+#include "traces/trace_error.h"
+
+int main(int argc, char** argv) {
+    using namespace tmasim::cli;
+    CLI::App app{"tmasim: run YAML scenarios of GPU asynchronous data movement (TMA, mbarriers, bulk copies)\n"
+                 "on a SystemC model or a real Hopper GPU, and compare the traces."};
+    app.set_version_flag("--version", std::string("tmasim ") + TMASIM_VERSION);
+    app.require_subcommand(1);
+    app.footer("Exit codes: 0 ok; 1 a mismatch (outcome, expectation or bytes); "
+               "2 bad input, usage error, or a run that could not be done.");
+
+    Action action;
+    add_validate_command(app, action);
+    add_run_command(app, action);
+    add_diff_command(app, action);
+    add_export_command(app, action);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // Help and --version are "errors" with code 0; everything else is a usage error.
+        return app.exit(e) == 0 ? kOk : kBadInput;
+    }
+
+    try {
+        return action ? action() : kBadInput;
+    } catch (const tmasim::ScenarioError& e) {
+        std::cerr << e.what() << '\n';  // already "file:line:col: error: key: message"
+    } catch (const tmasim::TraceError& e) {
+        std::cerr << "tmasim: error: " << e.what() << '\n';
+    } catch (const std::exception& e) {
+        // Unknown arch, no CUDA driver, an unwritable output, an internal error: none of
+        // them is a verdict about the scenario, so they share exit code 2, never 1.
+        std::cerr << "tmasim: error: " << e.what() << '\n';
+    }
+    return kBadInput;
+}

@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+
+#include "cli_runner.h"
+
+using tmasim_test::scratch;
+using tmasim_test::run_cli;
+
+TEST_CASE("tmasim --help and every subcommand's --help exit 0", "[cli]") {
+    auto r = run_cli("--help");
+    CHECK(r.code == 0);
+    for (const char* sub : {"validate", "run", "diff", "export"}) {
+        CHECK(r.out.find(sub) != std::string::npos);
+        auto s = run_cli(std::string(sub) + " --help");
+        INFO(sub);
+        CHECK(s.code == 0);
+        CHECK(s.out.find("Usage:") != std::string::npos);
+    }
+    auto v = run_cli("--version");
+    CHECK(v.code == 0);
+    CHECK(v.out == std::string("tmasim ") + TMASIM_VERSION + "\n");
+}
+
+TEST_CASE("usage errors exit 2", "[cli]") {
+    CHECK(run_cli("").code == 2);
+    CHECK(run_cli("frobnicate").code == 2);
+    CHECK(run_cli("run scenarios/catalog/guide/bulk_add_one_1d.yaml").code == 2);  // no --backend
+    CHECK(run_cli("run scenarios/catalog/guide/bulk_add_one_1d.yaml --backend gpu").code == 2);
+    auto foreign = run_cli("run scenarios/catalog/guide/bulk_add_one_1d.yaml --backend device --seed 3");
+    CHECK(foreign.code == 2);
+    CHECK(foreign.err.find("--seed applies to the model backend only") != std::string::npos);
+    CHECK(run_cli("validate /nonexistent/scenario.yaml").code == 2);
+}
+
+TEST_CASE("validate accepts the catalog", "[cli]") {
+    auto r = run_cli("validate scenarios/catalog/guide/bulk_add_one_1d.yaml scenarios/catalog/hazards/*.yaml");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("scenarios/catalog/guide/bulk_add_one_1d.yaml: ok (scenario bulk_add_one_1d, 12 ops)") !=
+          std::string::npos);
+}
+
+TEST_CASE("validate rejects a malformed scenario with file:line:col on stderr", "[cli]") {
+    std::string good = tmasim_test::read_file(std::string(TMASIM_SOURCE_DIR) +
+                                              "/scenarios/catalog/guide/bulk_add_one_1d.yaml");
+    REQUIRE_FALSE(good.empty());
+    std::string bad = good + "bogus_key: 1\n";
+    int bad_line = 1;
+    for (char c : good) bad_line += c == '\n';
+    std::string path = scratch("malformed.yaml");
+    tmasim_test::write_file(path, bad);
+
+    auto r = run_cli("validate '" + path + "'");
+    CHECK(r.code == 2);
+    CHECK(r.err.find(path + ":" + std::to_string(bad_line) + ":1: error: ") != std::string::npos);
+    CHECK(r.err.find("bogus_key") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+
+    // The first bad file stops the run: a good file after it is not reported.
+    auto both = run_cli("validate '" + path + "' scenarios/catalog/guide/bulk_add_one_1d.yaml");
+    CHECK(both.code == 2);
+    CHECK(both.out.empty());
+}
