@@ -18,26 +18,29 @@ struct TraceRecord {
 };
 
 struct DeviceStatus {
-    unsigned trace_count, trace_dropped;
+    unsigned trace_unused, trace_dropped;
     int hang_flag, hang_threads, hang_op, hang_cta, hang_warp, hang_lane;
     int hang_barrier, hang_barrier_index, hang_parity, hang_niters;
     int hang_iters[4];
     unsigned long long hang_waited_ns;
 };
 
-// Where one warp's records go; `iters` holds the indices of the enclosing loops.
+// Where one warp's records go. Each warp owns a region of `capacity` records and a
+// warp-uniform slot counter that every lane advances after each op the warp records, so
+// recording is a few plain (posted) stores: an atomic counter in global memory costs a
+// round trip of hundreds of cycles per op and would dominate what it measures.
 struct Tracer {
-    TraceRecord* buf;
-    unsigned capacity;
+    TraceRecord* buf;   // this warp's region
+    unsigned capacity;  // records per warp
     DeviceStatus* status;
     int cta, warp;
+    unsigned next;      // same value in every lane of the warp
 
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane, int niters,
                                            const long long* iters,
                                            unsigned long long c0, unsigned long long c1,
                                            unsigned long long n0, unsigned long long n1) const {
-        const unsigned slot = atomicAdd(&status->trace_count, 1u);
-        if (slot >= capacity) {  // bounded buffer: count what was lost, never write past it
+        if (next >= capacity) {  // bounded region: count what was lost, never write past it
             atomicAdd(&status->trace_dropped, 1u);
             return;
         }
@@ -46,8 +49,9 @@ struct Tracer {
         r.kind = kind; r.ended = ended; r.niters = niters; r.pad = 0;
         for (int i = 0; i < 4; ++i) r.iters[i] = i < niters ? (int)iters[i] : 0;
         r.clk_begin = c0; r.clk_end = c1; r.ns_begin = n0; r.ns_end = n1;
-        buf[slot] = r;
+        buf[next] = r;
     }
+    __device__ __forceinline__ void advance() { ++next; }
 };
 
 // Called by every thread whose mbarrier wait outlived the watchdog; the first one wins the

@@ -40,8 +40,14 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
         encode_tensor_map(drv, m, *g, globals_[static_cast<size_t>(g - s_.globals.data())], &maps_[i]);
     }
 
-    trace_capacity_ = static_cast<unsigned>(expected_trace_records(s_, kMaxTraceRecords) + 64);
-    trace_ = gpu_.alloc(size_t{trace_capacity_} * sizeof(TraceRecord), false);
+    // One region per warp (records_per_warp slots, the entry record included), pre-filled
+    // with 0xff: a slot the kernel never wrote has kind -1 and is skipped when decoding.
+    const int64_t warps = int64_t{s_.launch.num_ctas()} * s_.launch.num_warps();
+    trace_capacity_ = static_cast<unsigned>(
+        std::max<int64_t>(1, std::min(records_per_warp(s_), kMaxTraceRecords / warps)));
+    const size_t trace_bytes = static_cast<size_t>(warps) * trace_capacity_ * sizeof(TraceRecord);
+    trace_ = gpu_.alloc(trace_bytes, false);
+    drv.check(drv.cuMemsetD8(trace_, 0xff, trace_bytes), "cuMemsetD8(trace)");
     status_ = gpu_.alloc(sizeof(DeviceStatus), true);
     dump_ = gpu_.alloc(static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) *
                            static_cast<size_t>(s_.launch.num_ctas()),
@@ -103,9 +109,14 @@ DeviceStatus KernelLaunch::status() {
 }
 
 std::vector<TraceRecord> KernelLaunch::trace_records() {
-    const size_t n = std::min<size_t>(status().trace_count, trace_capacity_);
+    const size_t n = static_cast<size_t>(s_.launch.num_ctas()) * s_.launch.num_warps() * trace_capacity_;
     std::vector<TraceRecord> records(n);
     gpu_.download(records.data(), trace_, n * sizeof(TraceRecord));
+    records.erase(std::remove_if(records.begin(), records.end(),
+                                 [](const TraceRecord& r) {
+                                     return r.kind != kRecordOp && r.kind != kRecordWait && r.kind != kRecordEntry;
+                                 }),
+                  records.end());
     return records;
 }
 

@@ -72,11 +72,14 @@ void KernelWriter::emit_prologue() {
     line("// One election per warp while the warp is converged; `elected` ops reuse it.");
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
-    line("const Tracer tracer = {trace_buf, trace_capacity, status, (int)blockIdx.x, warp};");
+    line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
+                     "trace_capacity, status, (int)blockIdx.x, warp, 0u}};",
+                     s_.launch.num_warps()));
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
     line("if (lane == 0)");
     line(fmt::format("    tracer.record(-1, {}, 1, 0, 0, it, entry_clock, entry_clock, entry_ns, entry_ns);",
                      static_cast<int>(kRecordEntry)));
+    line("tracer.advance();");
     line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
 }
 
@@ -110,8 +113,9 @@ void KernelWriter::emit_op(const Op& op) {
     const Threads t = threads_of(op);
     line(fmt::format("// op {}: {} by {}", op.id, to_string(op.kind), op.by.text()));
     open(fmt::format("if ({})", t.exec));
-    line("const unsigned long long c0 = read_clock64();");
+    // The globaltimer reads sit outside the clock window, so c1 - c0 is the op alone.
     line("const unsigned long long n0 = read_globaltimer();");
+    line("const unsigned long long c0 = read_clock64();");
     emit_op_body(op, t);
     line("const unsigned long long c1 = read_clock64();");
     line("const unsigned long long n1 = read_globaltimer();");
@@ -120,6 +124,7 @@ void KernelWriter::emit_op(const Op& op) {
                          op.kind == OpKind::bulk_wait_group_read;
     line(record_call(op, t, is_wait, true, "c1", "n1"));
     close();
+    line(fmt::format("if ({}) tracer.advance();", t.warp_records));
 }
 
 std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
@@ -133,7 +138,7 @@ void KernelWriter::emit_epilogue() {
     const SharedDumpPlan plan = plan_shared_dump(s_);
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
-    line("barrier_sync_0();");
+    line("barrier_sync_aligned_0();");
     if (plan.bytes_per_cta == 0) return;
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
@@ -150,19 +155,20 @@ KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
     Threads t;
     switch (op.by.kind) {
     case Selector::Kind::all:
-        t = {"true", "lane == 0", "0", "(long long)tid", std::to_string(block)};
+        t = {"true", "lane == 0", "0", "(long long)tid", std::to_string(block), "true"};
         break;
     case Selector::Kind::thread:
-        t = {fmt::format("tid == {}", n), "true", "lane", "0", "1"};
+        t = {fmt::format("tid == {}", n), "true", "lane", "0", "1", fmt::format("warp == {}", n / 32)};
         break;
     case Selector::Kind::warp: {
         const int lanes = std::max(0, std::min(32, block - 32 * n));
         t = {fmt::format("warp == {}", n), "lane == 0", "0", "(long long)lane",
-             std::to_string(lanes)};
+             std::to_string(lanes), fmt::format("warp == {}", n)};
         break;
     }
     case Selector::Kind::elected:
-        t = {fmt::format("warp == {} && is_leader", n), "true", "lane", "0", "1"};
+        t = {fmt::format("warp == {} && is_leader", n), "true", "lane", "0", "1",
+             fmt::format("warp == {}", n)};
         break;
     case Selector::Kind::not_elected:
         // Every thread but warp n's leader. Ranks close the gap the leader leaves; only
@@ -174,6 +180,7 @@ KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
             "(long long)(warp < {0} ? tid : warp > {0} ? tid - 1 : {1} + lane - (lane > (int)leader_lane ? 1 : 0))",
             n, 32 * n);
         t.count = std::to_string(block - 1);
+        t.warp_records = "true";
         break;
     }
     return t;

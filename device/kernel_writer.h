@@ -23,6 +23,7 @@ private:
         std::string record_lane; // lane stored in the record
         std::string rank;        // rank among the executing threads (thread order)
         std::string count;       // number of executing threads
+        std::string warp_records;  // warp-uniform predicate: this warp records the op
     };
     // A shared address: 32-bit shared::cta value, plus what a hang report needs.
     struct SharedAddr {

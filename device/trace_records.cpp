@@ -9,46 +9,32 @@ namespace tmasim::device {
 
 namespace {
 
-int64_t records_per_cta(const Scenario& s, const Op& op) {
-    const int warps = s.launch.num_warps();
-    switch (op.by.kind) {
-    case Selector::Kind::thread:
-    case Selector::Kind::elected:
-    case Selector::Kind::warp: return 1;
-    case Selector::Kind::all:
-    case Selector::Kind::not_elected: return warps;
-    }
-    return warps;
-}
-
-int64_t count_ops(const Scenario& s, const std::vector<Op>& ops, Expr::IntEnv& env, int64_t cap) {
+int64_t count_op_instances(const std::vector<Op>& ops, Expr::IntEnv& env) {
     int64_t total = 0;
     for (const Op& op : ops) {
-        if (total >= cap) return cap;
         if (op.kind != OpKind::loop) {
-            total += records_per_cta(s, op);
+            ++total;
             continue;
         }
         const int64_t n = op.loop_count.eval_int(env);
-        for (int64_t i = 0; i < n && total < cap; ++i) {
+        for (int64_t i = 0; i < n; ++i) {
             env[op.var] = i;
-            total += count_ops(s, op.body, env, cap - total);
+            total += count_op_instances(op.body, env);
         }
         env.erase(op.var);
     }
-    return std::min(total, cap);
+    return total;
 }
 
 }  // namespace
 
-int64_t expected_trace_records(const Scenario& s, int64_t cap) {
-    int64_t total = 0;
-    for (int cta = 0; cta < s.launch.num_ctas() && total < cap; ++cta) {
+int64_t records_per_warp(const Scenario& s) {
+    int64_t most = 0;
+    for (int cta = 0; cta < s.launch.num_ctas(); ++cta) {
         Expr::IntEnv env{{"cta", cta}};
-        total += s.launch.num_warps();  // entry records
-        total += count_ops(s, s.program, env, cap - total);
+        most = std::max(most, 1 + count_op_instances(s.program, env));
     }
-    return std::min(total, cap);
+    return most;
 }
 
 std::vector<TraceEvent> decode_trace(const std::vector<TraceRecord>& records) {

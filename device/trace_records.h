@@ -10,10 +10,10 @@
 
 namespace tmasim::device {
 
-// Records the kernel writes when every op runs (entry records included), from the IR:
-// loop counts evaluated per CTA, one record per executing thread for single-thread
-// selectors, one per warp for warp-wide ones. Capped at `cap`.
-int64_t expected_trace_records(const Scenario& s, int64_t cap);
+// Slots one warp's trace region needs: the entry record plus one per op instance (loop
+// counts evaluated per CTA; the largest CTA wins). Every warp advances its slot counter
+// for each op it records, so a slot is never shared and no atomic is needed.
+int64_t records_per_warp(const Scenario& s);
 
 // Two events per record (issue/complete or wait_begin/wait_end; a timed-out wait gives
 // wait_begin only). t = clock - t0 of the CTA (t0 = the earliest warp entry clock of that
