@@ -31,7 +31,9 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         if (op.by.kind != Selector::Kind::all)
             fail(op, "sync (barrier.sync 0) must be executed by all threads; a subset would "
                      "wait forever");
-        line("barrier_sync_0();");
+        // Every arriving thread counts itself, so the count is never 0; the branch on it
+        // makes the clock read after the op wait for the barrier (see the wrapper).
+        line("if (barrier_red_popc_aligned_0(1u) == 0u) __trap();");
         return;
     case OpKind::mbarrier_arrive:
         // Default count 1 uses the sm_80 form; an explicit count needs the sm_90 one.

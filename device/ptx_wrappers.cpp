@@ -48,9 +48,25 @@ __device__ __forceinline__ bool elect_sync(unsigned membermask, unsigned& leader
     return is_leader != 0;
 }
 
-// PTX: barrier.sync 0;  sm_70 (non-.aligned form: threads may arrive from divergent code)
-__device__ __forceinline__ void barrier_sync_0() {
-    asm volatile("barrier.sync 0;" ::: "memory");
+// PTX: barrier.sync.aligned 0;  sm_70 (bar.sync 0, what __syncthreads() emits)
+// Used where nothing is timed right after it (the kernel's final barrier).
+__device__ __forceinline__ void barrier_sync_aligned_0() {
+    asm volatile("barrier.sync.aligned 0;" ::: "memory");
+}
+
+// PTX: barrier.red.popc.aligned.u32 d, 0, p;  sm_70 (__syncthreads_count)
+// The CTA barrier of the `sync` op. It synchronises exactly like bar.sync, and its result
+// exists only once the barrier has completed, so a branch on it holds back the clock read
+// that ends the op. After a plain bar.sync (SASS BAR.SYNC.DEFER_BLOCKING) the next
+// %clock64 read issued before the barrier resolved: on an H200 every warp's post-barrier
+// clock was 2-7 cycles after its pre-barrier one, even for warps that %globaltimer shows
+// waiting 128 ns for the others.
+__device__ __forceinline__ unsigned barrier_red_popc_aligned_0(unsigned predicate) {
+    unsigned count;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+                 "barrier.red.popc.aligned.u32 %0, 0, p;\n\t}"
+                 : "=r"(count) : "r"(predicate) : "memory");
+    return count;
 }
 
 // ---- mbarrier -----------------------------------------------------------------------
@@ -271,7 +287,8 @@ const char* const kPtxWrapperNames[] = {
     "read_clock64",
     "read_globaltimer",
     "elect_sync",
-    "barrier_sync_0",
+    "barrier_sync_aligned_0",
+    "barrier_red_popc_aligned_0",
     "mbarrier_init_shared_cta_b64",
     "mbarrier_inval_shared_cta_b64",
     "fence_mbarrier_init_release_cluster",

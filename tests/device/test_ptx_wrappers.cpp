@@ -29,7 +29,8 @@ extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapP
         mbarrier_init_shared_cta_b64(b, 1);
         fence_mbarrier_init_release_cluster();
     }
-    barrier_sync_0();
+    barrier_sync_aligned_0();
+    acc += barrier_red_popc_aligned_0(1u);
     if (is_leader && threadIdx.x < 32) {
         acc += mbarrier_arrive_expect_tx_shared_cta_b64(b, 1024);
         mbarrier_expect_tx_relaxed_cta_shared_cta_b64(b, 16);

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <climits>
+#include <map>
+#include <tuple>
 #include <filesystem>
 #include <sstream>
 
@@ -60,6 +63,36 @@ TEST_CASE("the model agrees with every recorded hardware trace on outcome and by
             size_t globals = std::count_if(report.memory.begin(), report.memory.end(),
                                            [](const MemoryDiff& m) { return m.space == "global"; });
             CHECK(globals == sc.globals.size());
+        }
+    }
+}
+
+// A CTA barrier releases nobody before its last warp arrives, and a trace must show that.
+// The device executor's timestamps once broke it: after bar.sync (SASS
+// BAR.SYNC.DEFER_BLOCKING) the closing %clock64 read issued before the barrier resolved,
+// so warps seemed to leave before the last one arrived.
+TEST_CASE("in every recorded trace, no warp leaves a sync before the last warp reaches it", "[regress]") {
+    auto traces = recorded_traces();
+    REQUIRE_FALSE(traces.empty());
+    for (const fs::path& path : traces) {
+        DYNAMIC_SECTION(path.filename().string()) {
+            TraceFile device = read_trace_file(path.string());
+            const Scenario sc = load_scenario_file((fs::path(TMASIM_SOURCE_DIR) / device.result.provenance.scenario_file).string());
+            // (op, iters, cta) -> last arrival and first release over the warps
+            std::map<std::tuple<int, std::vector<int64_t>, int>, std::pair<int64_t, int64_t>> syncs;
+            for (const TraceEvent& e : device.result.events) {
+                const Op* op = sc.find_op(e.op);
+                if (!op || op->kind != OpKind::sync) continue;
+                auto& [last_arrival, first_release] =
+                    syncs.try_emplace({e.op, e.iters, e.cta}, INT64_MIN, INT64_MAX).first->second;
+                if (e.kind == EventKind::wait_begin) last_arrival = std::max(last_arrival, e.t);
+                if (e.kind == EventKind::wait_end) first_release = std::min(first_release, e.t);
+            }
+            for (const auto& [key, times] : syncs) {
+                INFO("sync op #" << std::get<0>(key) << " in CTA " << std::get<2>(key) << ": last warp arrives at "
+                                 << times.first << ", first warp leaves at " << times.second);
+                CHECK(times.first <= times.second);
+            }
         }
     }
 }
