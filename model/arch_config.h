@@ -10,19 +10,25 @@ namespace tmasim::model {
 // All in SM cycles unless the name says otherwise.
 struct TimingParams {
     double sm_clock_mhz = 0;
+    double kernel_prologue_cycles = 0;       // kernel entry to the first op of a warp
+    double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)
     double issue_cycles = 0;                 // a plain instruction (fences aside)
     double mbarrier_init_cycles = 0;
     double mbarrier_arrive_cycles = 0;
+    double mbarrier_expect_tx_cycles = 0;
+    double mbarrier_arrive_expect_tx_cycles = 0;
     double mbarrier_wait_resume_cycles = 0;  // from phase completion to the waiter running
     double sync_cycles = 0;                  // bar.sync once the last warp arrived
     double fence_proxy_async_cycles = 0;
     double fence_mbarrier_init_cycles = 0;
-    double tma_issue_cycles = 0;             // the cp.async.bulk instruction itself
+    double bulk_load_issue_cycles = 0;       // cp.async.bulk global->shared, the instruction itself
+    double tensor_load_issue_cycles = 0;     // cp.async.bulk.tensor global->shared
+    double store_issue_cycles = 0;           // bulk and tensor shared->global
     double tma_latency_l2_cycles = 0;
     double tma_latency_hbm_cycles = 0;
     double tma_bytes_per_cycle = 0;          // per SM
     double smem_port_bytes_per_cycle = 0;
-    double smem_load_latency_cycles = 0;
+    double compute_base_cycles = 0;          // a compute op's fixed cost (loop set-up, first load)
     double compute_cycles_per_element = 0;   // ld.shared + ALU + st.shared per element
     double bulk_commit_cycles = 0;
     double bulk_wait_resume_cycles = 0;      // from the group's completion to the waiter

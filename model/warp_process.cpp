@@ -16,6 +16,7 @@ WarpProcess::WarpProcess(CtaModule& cta, int warp) : cta_(cta), warp_(warp) {
 
 void WarpProcess::run() {
     try {
+        spend(cta_.run().timing.kernel_prologue_cycles);
         exec_ops(cta_.run().scenario.program);
     } catch (const RunAborted&) {
         return;  // torn down after a hang or a fault: not "finished"
@@ -46,20 +47,22 @@ void WarpProcess::exec_ops(const std::vector<Op>& ops) {
             continue;
         }
         current_ = &op;
-        exec(op);
+        // The device executor times every op it runs with two %globaltimer reads and a
+        // trace record; the model predicts that instrumented kernel, so it pays the same.
+        if (exec(op)) spend(cta_.run().timing.trace_probe_cycles);
     }
 }
 
-void WarpProcess::exec(const Op& op) {
+bool WarpProcess::exec(const Op& op) {
     const std::vector<int> lanes = executing_lanes(op);
-    if (lanes.empty()) return;
+    if (lanes.empty()) return false;
     const TimingParams& tp = cta_.run().timing;
     const std::vector<int> ev = event_lanes(op, lanes);
     switch (op.kind) {
-        case OpKind::mbarrier_wait: return op_wait(op, lanes);
-        case OpKind::sync: return op_sync(op);
+        case OpKind::mbarrier_wait: op_wait(op, lanes); return true;
+        case OpKind::sync: op_sync(op); return true;
         case OpKind::bulk_wait_group:
-        case OpKind::bulk_wait_group_read: return op_bulk_wait(op, lanes);
+        case OpKind::bulk_wait_group_read: op_bulk_wait(op, lanes); return true;
         default: break;
     }
     emit(op, ev, EventKind::issue);
@@ -71,10 +74,16 @@ void WarpProcess::exec(const Op& op) {
             break;
         case OpKind::mbarrier_inval: op_barrier(op, lanes); break;
         case OpKind::mbarrier_arrive:
-        case OpKind::mbarrier_arrive_expect_tx:
-        case OpKind::mbarrier_expect_tx:
             op_barrier(op, lanes);
             cost = tp.mbarrier_arrive_cycles;
+            break;
+        case OpKind::mbarrier_expect_tx:
+            op_barrier(op, lanes);
+            cost = tp.mbarrier_expect_tx_cycles;
+            break;
+        case OpKind::mbarrier_arrive_expect_tx:
+            op_barrier(op, lanes);
+            cost = tp.mbarrier_arrive_expect_tx_cycles;
             break;
         case OpKind::fence_mbarrier_init: cost = tp.fence_mbarrier_init_cycles; break;
         case OpKind::fence_proxy_async:
@@ -87,7 +96,9 @@ void WarpProcess::exec(const Op& op) {
         case OpKind::bulk_store: {
             CopyIssuer issuer(cta_, op, env_);
             for (int l : lanes) issuer.issue(site(op, l), thread(l));
-            cost = tp.tma_issue_cycles;
+            cost = op.kind == OpKind::bulk_load   ? tp.bulk_load_issue_cycles
+                   : op.kind == OpKind::tma_load ? tp.tensor_load_issue_cycles
+                                                 : tp.store_issue_cycles;
             break;
         }
         case OpKind::bulk_commit_group:
@@ -96,7 +107,7 @@ void WarpProcess::exec(const Op& op) {
             break;
         case OpKind::compute: {
             int64_t per_lane = ElementCompute::apply(cta_, op, lanes, env_, warp_);
-            cost = tp.smem_load_latency_cycles + per_lane * tp.compute_cycles_per_element;
+            cost = tp.compute_base_cycles + per_lane * tp.compute_cycles_per_element;
             break;
         }
         default:
@@ -104,6 +115,7 @@ void WarpProcess::exec(const Op& op) {
     }
     spend(cost);
     emit(op, ev, EventKind::complete);
+    return true;
 }
 
 std::vector<int> WarpProcess::executing_lanes(const Op& op) const {

@@ -40,7 +40,8 @@ public:
 
 private:
     void exec_ops(const std::vector<Op>& ops);
-    void exec(const Op& op);
+    // Runs one op if any lane of this warp executes it; false when the warp skips it.
+    bool exec(const Op& op);
     std::vector<int> executing_lanes(const Op& op) const;
     // Lanes that get events: each executing lane for single-thread selectors, else lane 0.
     std::vector<int> event_lanes(const Op& op, const std::vector<int>& lanes) const;

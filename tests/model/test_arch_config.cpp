@@ -50,14 +50,23 @@ TEST_CASE("arch: both shipped configs load, with a source for every number", "[m
         const ArchConfig c = ArchConfig::load_named(name, TMASIM_ARCH_DIR);
         CHECK(c.name() == name);
         CHECK(c.timing().sm_clock_mhz == 1980);
-        CHECK(c.timing().tma_bytes_per_cycle == 43);
-        CHECK(c.timing().sync_cycles == 21);
-        CHECK(c.sources().size() == 17);
-        for (const auto& [key, source] : c.sources()) CHECK(source.find("hopper-figures.md") != std::string::npos);
+        CHECK(c.timing().tma_bytes_per_cycle == 110);  // measured on the H200, same TMA unit
+        CHECK(c.timing().sync_cycles == 78);
+        CHECK(c.timing().trace_probe_cycles == 176);
+        CHECK(c.sources().size() == 23);
+        // Each number says where it comes from: a device measurement, a hopper-figures.md
+        // row, a derivation from one, or an explicit estimate.
+        for (const auto& [key, source] : c.sources()) {
+            INFO(name << "." << key << ": " << source);
+            const bool cited = source.rfind("measured", 0) == 0 || source.rfind("estimate", 0) == 0 ||
+                               source.rfind("d: ", 0) == 0 || source.rfind("hopper-figures.md", 0) == 0;
+            CHECK(cited);
+        }
         const std::string text = read(c.path());
         CHECK(c.hash() == tmasim::fnv1a64_hex(text.data(), text.size()));
     }
-    CHECK(ArchConfig::load_named("h200", TMASIM_ARCH_DIR).timing().tma_latency_hbm_cycles == 750);
+    CHECK(ArchConfig::load_named("h200", TMASIM_ARCH_DIR).timing().tma_latency_hbm_cycles == 530);
+    CHECK(ArchConfig::load_named("h100-sxm", TMASIM_ARCH_DIR).timing().tma_latency_hbm_cycles == 560);
 }
 
 TEST_CASE("arch: unknown arch names list the known ones", "[model][arch]") {
@@ -74,7 +83,7 @@ TEST_CASE("arch: configs fail closed", "[model][arch]") {
     CHECK(error_of([&] { ArchConfig::load_file(unknown); }).find("warp_speed: unknown parameter") != std::string::npos);
 
     auto no_source = edited_copy("no_source", [](std::string s) {
-        return replace(s, "    source: \"hopper-figures.md mbarrier and fences: bar.sync", "    sauce: \"");
+        return replace(s, "    source: \"measured: traces/recorded/NVIDIA-H200/*.jsonl, last warp", "    sauce: \"");
     });
     CHECK(error_of([&] { ArchConfig::load_file(no_source); }).find("sync_cycles.sauce") != std::string::npos);
 
