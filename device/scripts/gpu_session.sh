@@ -13,7 +13,9 @@ mkdir -p "$rec" "$work"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$work/nvidia-smi.txt"
 
 echo "== device tests ([gpu] included)"
-.gpu/test_device --use-colour no 2>&1 | tail -5 | tee "$work/test_device.txt"
+.gpu/test_device --use-colour no >"$work/test_device.txt" 2>&1
+grep -B4 -A14 "FAILED" "$work/test_device.txt" | head -80
+tail -4 "$work/test_device.txt"
 
 rows=()
 for scenario in "$@"; do
