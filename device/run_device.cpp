@@ -96,12 +96,8 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
         throw std::runtime_error("device: the generated kernel did not compile:\n" + compiled.log);
 
     RunResult result;
+    result.provenance = provenance_for(s, "device");
     Provenance& p = result.provenance;
-    p.backend = "device";
-    p.tool_version = TMASIM_VERSION;
-    p.scenario = s.name;
-    p.scenario_file = s.file;
-    p.scenario_hash = s.content_hash;
     p.gpu = gpu.info().name;
     p.sm_clock_mhz = gpu.info().sm_clock_mhz;
     p.driver = gpu.info().driver;

@@ -51,12 +51,8 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
         model::Simulation sim(scenario, arch);
         result = sim.run();
     }
+    result.provenance = provenance_for(scenario, "model");
     Provenance& p = result.provenance;
-    p.backend = "model";
-    p.tool_version = TMASIM_VERSION;
-    p.scenario = scenario.name;
-    p.scenario_file = scenario.file;
-    p.scenario_hash = scenario.content_hash;
     p.gpu = arch.name();
     p.sm_clock_mhz = static_cast<int>(arch.timing().sm_clock_mhz);
     p.model_config = arch.name();

@@ -95,6 +95,16 @@ const Op* Scenario::find_op(int id) const {
     return nullptr;
 }
 
+Provenance provenance_for(const Scenario& s, const std::string& backend) {
+    Provenance p;
+    p.backend = backend;
+    p.tool_version = TMASIM_VERSION;
+    p.scenario = s.name;
+    p.scenario_file = s.file;
+    p.scenario_hash = s.content_hash;
+    return p;
+}
+
 std::string TraceEvent::key() const {
     std::string k = "op" + std::to_string(op);
     if (!iters.empty()) {

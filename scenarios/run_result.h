@@ -65,6 +65,11 @@ struct Provenance {
     std::map<std::string, std::string> extra;  // e.g. "sm": "sm_90a", "timer_step_ns"
 };
 
+struct Scenario;
+// The fields every backend fills the same way: backend, tool version, and the scenario's
+// name, file and content hash.
+Provenance provenance_for(const Scenario& s, const std::string& backend);
+
 struct RunResult {
     Provenance provenance;
     Outcome outcome = Outcome::ok;
