@@ -49,6 +49,16 @@ const Table<OpKind>& op_table() {
         {OpKind::fence_proxy_async, "fence.proxy.async"},
         {OpKind::compute, "compute"},
         {OpKind::loop, "loop"},
+        {OpKind::shared_load, "shared.load"},
+        {OpKind::shared_store, "shared.store"},
+        {OpKind::global_load, "global.load"},
+        {OpKind::cp_async, "cp.async"},
+        {OpKind::cp_async_commit_group, "cp.async.commit_group"},
+        {OpKind::cp_async_wait_group, "cp.async.wait_group"},
+        {OpKind::cp_async_wait_all, "cp.async.wait_all"},
+        {OpKind::cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive"},
+        {OpKind::tma_prefetch, "tma.prefetch"},
+        {OpKind::bulk_prefetch, "bulk.prefetch"},
     };
     return t;
 }

@@ -31,6 +31,19 @@ enum class OpKind {
     fence_proxy_async,
     compute,
     loop,
+    // Per-thread generic accesses (bank conflicts, races with the async proxy).
+    shared_load,
+    shared_store,
+    global_load,
+    // cp.async (LDGSTS): per-thread async copies in the generic proxy.
+    cp_async,
+    cp_async_commit_group,
+    cp_async_wait_group,
+    cp_async_wait_all,
+    cp_async_mbarrier_arrive,
+    // L2 prefetches through the TMA unit.
+    tma_prefetch,
+    bulk_prefetch,
 };
 
 std::string to_string(DType v);

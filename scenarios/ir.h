@@ -119,6 +119,17 @@ struct Op {
     Expr fn;
     Expr range_start;      // default 0
     Expr range_count;      // default: whole buffer
+    // Per-thread ops (shared.load/store, global.load, cp.async): expressions may use the
+    // thread's `tid`, `lane` and `warp` besides loop variables and `cta`.
+    Expr index;            // shared.load/store: element of `buffer`; global.load: element of `global`
+    Expr width;            // shared.load/store, global.load: bytes per access (1, 2, 4, 8, 16)
+    Expr value;            // shared.store: the value written to each element covered
+    Expr src_index;        // cp.async: element of `global` to copy from
+    Expr dst_index;        // cp.async: element of `dst` to copy to
+    Expr size;             // cp.async: cp-size in bytes (4, 8, 16)
+    Expr src_size;         // cp.async: bytes read from global (< size zero-fills the rest)
+    std::string cache = "ca";  // cp.async: "ca" or "cg" (cg needs size 16)
+    bool noinc = false;    // cp.async.mbarrier.arrive.noinc
     // loop
     std::string var;
     Expr loop_count;

@@ -29,6 +29,16 @@ const std::map<OpKind, std::string>& op_keys() {
         {OpKind::fence_proxy_async, ""},
         {OpKind::compute, "buffer, fn, start, count"},
         {OpKind::loop, "var, count, body"},
+        {OpKind::shared_load, "buffer, index, width"},
+        {OpKind::shared_store, "buffer, index, width, value"},
+        {OpKind::global_load, "global, index, width"},
+        {OpKind::cp_async, "global, src_index, dst, dst_index, size, src_size, cache"},
+        {OpKind::cp_async_commit_group, ""},
+        {OpKind::cp_async_wait_group, "n"},
+        {OpKind::cp_async_wait_all, ""},
+        {OpKind::cp_async_mbarrier_arrive, "barrier, noinc"},
+        {OpKind::tma_prefetch, "map, coords"},
+        {OpKind::bulk_prefetch, "global, offset, bytes"},
     };
     return keys;
 }
@@ -111,7 +121,8 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.parity = m.expr("parity");
         break;
     case OpKind::tma_load:
-    case OpKind::tma_store: {
+    case OpKind::tma_store:
+    case OpKind::tma_prefetch: {
         op.map = m.string("map");
         YAML::Node coords = m.node("coords");
         if (!coords.IsSequence() || coords.size() < 1 || coords.size() > 5)
@@ -121,11 +132,52 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         if (op.kind == OpKind::tma_load) {
             op.dst = read_ref(m, "dst");
             op.barrier = read_ref(m, "barrier");
-        } else {
+        } else if (op.kind == OpKind::tma_store) {
             op.src = read_ref(m, "src");
         }
         break;
     }
+    case OpKind::bulk_prefetch:
+        op.global = m.string("global");
+        op.global_offset = m.has("offset") ? m.expr("offset") : Expr::constant(0);
+        op.bytes = m.expr("bytes");
+        break;
+    case OpKind::shared_load:
+    case OpKind::shared_store:
+        op.buffer = read_ref(m, "buffer");
+        op.index = m.expr("index");
+        op.width = m.has("width") ? m.expr("width") : Expr();
+        if (op.kind == OpKind::shared_store) {
+            std::string v = m.string("value");
+            SourceLoc at = m.loc("value");
+            if (m.optional("value").Tag() == "!") at.col += 1;
+            op.value = Expr::parse(v, at, m.key_path("value"));
+        }
+        break;
+    case OpKind::global_load:
+        op.global = m.string("global");
+        op.index = m.expr("index");
+        op.width = m.has("width") ? m.expr("width") : Expr();
+        break;
+    case OpKind::cp_async: {
+        op.global = m.string("global");
+        op.src_index = m.expr("src_index");
+        op.dst = read_ref(m, "dst");
+        op.dst_index = m.expr("dst_index");
+        op.size = m.expr("size");
+        op.src_size = m.expr_or_empty("src_size");
+        op.cache = m.string_or("cache", "ca");
+        if (op.cache != "ca" && op.cache != "cg") m.fail("cache", "unknown cache \"" + op.cache + "\"; allowed: ca, cg");
+        break;
+    }
+    case OpKind::cp_async_wait_group:
+        op.n = m.expr("n");
+        if (!op.n.is_constant()) m.fail("n", "must be a constant (an immediate in PTX)");
+        break;
+    case OpKind::cp_async_mbarrier_arrive:
+        op.barrier = read_ref(m, "barrier");
+        op.noinc = m.boolean_or("noinc", false);
+        break;
     case OpKind::bulk_load:
     case OpKind::bulk_store:
         op.global = m.string("global");
@@ -169,6 +221,8 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     case OpKind::sync:
     case OpKind::bulk_commit_group:
     case OpKind::fence_proxy_async:
+    case OpKind::cp_async_commit_group:
+    case OpKind::cp_async_wait_all:
         break;
     }
     m.finish(allowed);

@@ -129,6 +129,14 @@ private:
                                   &op.range_count, &op.loop_count})
                 check_vars(*e, scope, to_string(op.kind));
             for (const Expr& c : op.coords) check_vars(c, scope, key(op, "coords"));
+            auto per_thread = scope;
+            per_thread.insert(per_thread.end(), {"tid", "lane", "warp"});
+            for (const Expr* e : {&op.index, &op.value, &op.src_index, &op.dst_index, &op.src_size})
+                check_vars(*e, per_thread, to_string(op.kind));
+            for (const Expr* e : {&op.width, &op.size})
+                if (!e->empty() && !e->is_constant())
+                    throw ScenarioError(e->loc(), to_string(op.kind), "\"" + e->text() +
+                                                                         "\" must be a constant (an access width)");
             if (!op.barrier.empty()) check_ref(op.barrier, true, scope, key(op, "barrier"));
             if (!op.dst.empty()) check_ref(op.dst, false, scope, key(op, "dst"));
             if (!op.src.empty()) check_ref(op.src, false, scope, key(op, "src"));
@@ -136,7 +144,8 @@ private:
             if (!op.global.empty() && !sc_.find_global(op.global))
                 throw ScenarioError(op.loc, key(op, "global"), "no global tensor named '" + op.global +
                                                                    "'; declared: " + join(names_of(sc_.globals)));
-            if (op.kind == OpKind::tma_load || op.kind == OpKind::tma_store) check_tma_static(op);
+            if (op.kind == OpKind::tma_load || op.kind == OpKind::tma_store || op.kind == OpKind::tma_prefetch)
+                check_tma_static(op);
             if (op.kind == OpKind::compute) check_vars(op.fn, {"x", "idx"}, key(op, "fn"));
             if (op.kind == OpKind::loop) {
                 if (std::find(scope.begin(), scope.end(), op.var) != scope.end())
@@ -155,6 +164,7 @@ private:
         if (op.coords.size() != m->box.size())
             throw ScenarioError(op.loc, key(op, "coords"), "map " + m->name + " has rank " + std::to_string(m->box.size()) +
                                                                "; allowed: exactly that many coordinates");
+        if (op.kind == OpKind::tma_prefetch) return;  // no shared buffer
         const Ref& buf = op.kind == OpKind::tma_load ? op.dst : op.src;
         const SharedBuffer* b = sc_.find_shared(buf.name);
         if (b->align < 128)
@@ -207,8 +217,15 @@ private:
             case OpKind::mbarrier_wait: in_range(op.parity, env, 0, 1, op, "parity"); break;
             case OpKind::bulk_wait_group:
             case OpKind::bulk_wait_group_read: in_range(op.n, env, 0, 63, op, "n"); break;
+            case OpKind::cp_async_wait_group: in_range(op.n, env, 0, 63, op, "n"); break;
+            case OpKind::bulk_prefetch: check_bulk_prefetch(op, env); break;
+            case OpKind::shared_load:
+            case OpKind::shared_store:
+            case OpKind::global_load:
+            case OpKind::cp_async: check_per_thread(op, env, instances); break;
             case OpKind::tma_load:
             case OpKind::tma_store:
+            case OpKind::tma_prefetch:
                 for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
                 break;
             case OpKind::bulk_load:
@@ -245,6 +262,82 @@ private:
         if (off % 16 != 0)
             throw ScenarioError(op.global_offset.loc(), key(op, "offset"), "byte offset " + std::to_string(off) +
                                                                                " is not 16-byte aligned; allowed: a multiple of 16 bytes");
+    }
+
+    void check_bulk_prefetch(const Op& op, const Expr::IntEnv& env) const {
+        const GlobalTensor* g = sc_.find_global(op.global);
+        in_range(op.bytes, env, 16, g->size_bytes(), op, "bytes");
+        const int64_t bytes = op.bytes.eval_int(env);
+        if (bytes % 16 != 0)
+            throw ScenarioError(op.bytes.loc(), key(op, "bytes"), std::to_string(bytes) +
+                                                                      " bytes; allowed: a multiple of 16 [PTX 9.7.9.25.4.1]");
+        const int64_t esize = dtype_size(g->type);
+        in_range(op.global_offset, env, 0, g->num_elements() - bytes / esize, op, "offset",
+                 " (elements; the prefetch must stay inside " + g->name + ")");
+        if (op.global_offset.eval_int(env) * esize % 16 != 0)
+            throw ScenarioError(op.global_offset.loc(), key(op, "offset"), "the byte offset is not 16-byte aligned");
+    }
+
+    // An access of `width` bytes at element `index` of a buffer of `elems` elements of
+    // `esize` bytes: in bounds and naturally aligned.
+    void check_access(const Expr& index, int64_t width, int64_t esize, int64_t elems, const Expr::IntEnv& env,
+                      const Op& op, const std::string& k, const std::string& what) const {
+        in_range(index, env, 0, elems - width / esize, op, k, " (the access must stay inside " + what + ")");
+        if (index.eval_int(env) * esize % width != 0)
+            throw ScenarioError(index.loc(), key(op, k), "\"" + index.text() + "\" gives byte offset " +
+                                                             std::to_string(index.eval_int(env) * esize) + env_text(env) +
+                                                             ", not aligned to the " + std::to_string(width) +
+                                                             "-byte access; allowed: a multiple of " + std::to_string(width));
+    }
+
+    int64_t access_width(const Op& op, int64_t esize) const {
+        if (op.width.empty()) return esize;
+        const int64_t w = op.width.eval_int({});
+        if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
+            throw ScenarioError(op.width.loc(), key(op, "width"), std::to_string(w) + " bytes; allowed: 1, 2, 4, 8, 16");
+        if (w < esize || w % esize != 0)
+            throw ScenarioError(op.width.loc(), key(op, "width"), std::to_string(w) + " bytes is not a whole number of " +
+                                                                      std::to_string(esize) + "-byte elements");
+        return w;
+    }
+
+    // Per-thread ops: the expressions are checked for every thread that runs the op.
+    void check_per_thread(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
+        for (int t = 0; t < sc_.launch.block; ++t) {
+            if (!op.by.includes(t)) continue;
+            if ((instances += 1) > kMaxOpInstances * 32)
+                throw ScenarioError(op.loc, key(op, "by"), "the program runs too many per-thread accesses to check; allowed: fewer");
+            Expr::IntEnv te = env;
+            te["tid"] = t;
+            te["lane"] = t % 32;
+            te["warp"] = t / 32;
+            if (op.kind == OpKind::shared_load || op.kind == OpKind::shared_store) {
+                const SharedBuffer* b = sc_.find_shared(op.buffer.name);
+                const int64_t esize = dtype_size(b->type);
+                check_access(op.index, access_width(op, esize), esize, b->num_elements(), te, op, "index", b->name);
+            } else if (op.kind == OpKind::global_load) {
+                const GlobalTensor* g = sc_.find_global(op.global);
+                const int64_t esize = dtype_size(g->type);
+                check_access(op.index, access_width(op, esize), esize, g->num_elements(), te, op, "index", g->name);
+            } else {
+                check_cp_async(op, te);
+            }
+        }
+    }
+
+    void check_cp_async(const Op& op, const Expr::IntEnv& env) const {
+        const int64_t size = op.size.eval_int({});
+        if (size != 4 && size != 8 && size != 16)
+            throw ScenarioError(op.size.loc(), key(op, "size"), std::to_string(size) + " bytes; allowed: 4, 8, 16 [PTX 9.7.9.25.3]");
+        if (op.cache == "cg" && size != 16)
+            throw ScenarioError(op.size.loc(), key(op, "size"), "cache cg copies 16 bytes only; allowed: 16 [PTX 9.7.9.25.3]");
+        in_range(op.src_size, env, 0, size, op, "src_size", " (src-size above cp-size is undefined) [PTX 9.7.9.25.3]");
+        const GlobalTensor* g = sc_.find_global(op.global);
+        const SharedBuffer* b = sc_.find_shared(op.dst.name);
+        if (size % dtype_size(g->type) != 0 || size % dtype_size(b->type) != 0)
+            throw ScenarioError(op.size.loc(), key(op, "size"), "is not a whole number of elements");
+        check_access(op.src_index, size, dtype_size(g->type), g->num_elements(), env, op, "src_index", g->name);
+        check_access(op.dst_index, size, dtype_size(b->type), b->num_elements(), env, op, "dst_index", b->name);
     }
 
     void check_compute(const Op& op, const Expr::IntEnv& env) const {

@@ -109,6 +109,16 @@ double MapReader::number(const std::string& key) {
     return v;
 }
 
+bool MapReader::boolean_or(const std::string& key, bool fallback) {
+    if (!has(key)) {
+        consumed_.insert(key);
+        return fallback;
+    }
+    YAML::Node n = node(key);
+    if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false")) return n.Scalar() == "true";
+    fail(key, "expected true or false, got " + node_kind(n));
+}
+
 std::vector<int64_t> MapReader::int_list(const std::string& key, size_t min_len, size_t max_len,
                                          int64_t min, int64_t max) {
     YAML::Node n = node(key);

@@ -33,6 +33,7 @@ public:
     int64_t integer(const std::string& key, int64_t min, int64_t max);
     int64_t integer_or(const std::string& key, int64_t fallback, int64_t min, int64_t max);
     double number(const std::string& key);
+    bool boolean_or(const std::string& key, bool fallback);
     std::vector<int64_t> int_list(const std::string& key, size_t min_len, size_t max_len,
                                   int64_t min, int64_t max);
     Expr expr(const std::string& key);                // required: integer or expression string
