@@ -47,6 +47,15 @@ const std::vector<ParamEntry>& param_table() {
         {"compute_cycles_per_element", &TimingParams::compute_cycles_per_element},
         {"bulk_commit_cycles", &TimingParams::bulk_commit_cycles},
         {"bulk_wait_resume_cycles", &TimingParams::bulk_wait_resume_cycles},
+        {"shared_access_cycles", &TimingParams::shared_access_cycles},
+        {"shared_wavefront_cycles", &TimingParams::shared_wavefront_cycles},
+        {"global_load_l2_cycles", &TimingParams::global_load_l2_cycles},
+        {"global_load_hbm_cycles", &TimingParams::global_load_hbm_cycles},
+        {"cp_async_issue_cycles", &TimingParams::cp_async_issue_cycles},
+        {"cp_async_latency_l2_cycles", &TimingParams::cp_async_latency_l2_cycles},
+        {"cp_async_latency_hbm_cycles", &TimingParams::cp_async_latency_hbm_cycles},
+        {"cp_async_wait_resume_cycles", &TimingParams::cp_async_wait_resume_cycles},
+        {"prefetch_issue_cycles", &TimingParams::prefetch_issue_cycles},
     };
     return table;
 }

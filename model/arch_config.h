@@ -32,6 +32,16 @@ struct TimingParams {
     double compute_cycles_per_element = 0;   // ld.shared + ALU + st.shared per element
     double bulk_commit_cycles = 0;
     double bulk_wait_resume_cycles = 0;      // from the group's completion to the waiter
+    // Per-thread generic accesses and cp.async (LDGSTS), and the L2 prefetches.
+    double shared_access_cycles = 0;         // ld/st.shared of one warp, first wavefront
+    double shared_wavefront_cycles = 0;      // each further 128-byte wavefront (bank conflicts)
+    double global_load_l2_cycles = 0;        // ld.global whose lines are in L2
+    double global_load_hbm_cycles = 0;       // ld.global of lines never touched
+    double cp_async_issue_cycles = 0;        // the LDGSTS instruction (and its commit/arrive)
+    double cp_async_latency_l2_cycles = 0;   // issue to bytes in shared memory, L2 hit
+    double cp_async_latency_hbm_cycles = 0;  // same, lines from HBM
+    double cp_async_wait_resume_cycles = 0;  // from the group's completion to the waiter
+    double prefetch_issue_cycles = 0;        // cp.async.bulk.prefetch(.tensor), the instruction
 };
 
 class ArchConfig {

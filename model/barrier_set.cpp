@@ -14,6 +14,13 @@ int64_t BarrierSlot::observed_phase(int64_t parity) const {
     return p;
 }
 
+void BarrierSlot::reset_observations() {
+    observed_by.assign(observed_by.size(), -1);
+    observed_through = -1;
+    unobserved_reported = -1;
+    phase_bytes.clear();
+}
+
 BarrierSet::BarrierSet(const Scenario& s, const SharedLayout& layout) {
     for (const auto& b : s.barriers) {
         Decl d;
@@ -24,6 +31,8 @@ BarrierSet::BarrierSet(const Scenario& s, const SharedLayout& layout) {
         for (int64_t i = 0; i < d.count; ++i) {
             auto slot = std::make_unique<BarrierSlot>();
             slot->name = d.array ? fmt::format("{}[{}]", b.name, i) : b.name;
+            slot->decl = b.name;
+            slot->observed_by.assign(s.launch.block, -1);
             slot->smem_offset = layout.offset_of(b.name, i);
             slots_.push_back(std::move(slot));
         }

@@ -18,11 +18,18 @@ namespace tmasim::model {
 
 struct BarrierSlot {
     std::string name;       // "bar" or "full[1]"
+    std::string decl;       // the declared name: "full"
     int64_t smem_offset = 0;
     Mbarrier state;
     VectorClock releasing;                      // joined by this phase's arrivals so far
     std::map<int64_t, VectorClock> released;    // completed phase -> what it publishes
     sc_core::sc_event changed;                  // any arrive / tx / flip
+    // Which phases waits have observed (A8, A9): per thread the latest, and over all.
+    std::vector<int64_t> observed_by;
+    int64_t observed_through = -1;
+    int64_t unobserved_reported = -1;           // phase already reported (A9), once each
+    std::map<int64_t, int64_t> phase_bytes;     // completed phase -> its expect_tx sum
+    void reset_observations();
 
     // The phase a wait on `parity` observes once it returns true: the latest completed
     // phase with that parity (A8), or -1 when none has completed.

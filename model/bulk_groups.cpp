@@ -37,6 +37,14 @@ bool BulkGroups::wait_satisfied(int thread, int64_t n, bool read_only) const {
     return true;
 }
 
+std::vector<int> BulkGroups::covered_tokens(int thread, int64_t n) const {
+    const auto& gs = groups_.at(thread);
+    std::vector<int> out;
+    const int64_t older = static_cast<int64_t>(gs.size()) - n;
+    for (int64_t i = 0; i < older; ++i) out.insert(out.end(), gs[i].begin(), gs[i].end());
+    return out;
+}
+
 int BulkGroups::pending_groups(int thread, bool read_only) const {
     int pending = 0;
     for (const auto& g : groups_.at(thread))

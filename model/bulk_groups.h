@@ -17,6 +17,8 @@ public:
     void mark_read(int token);       // the source has been read
     void mark_written(int token);    // the destination writes are done
     bool wait_satisfied(int thread, int64_t n, bool read_only) const;
+    // Tokens of the groups a satisfied wait_group N covers: all but the newest N.
+    std::vector<int> covered_tokens(int thread, int64_t n) const;
     // Committed groups of `thread` that are not yet complete (for hang messages).
     int pending_groups(int thread, bool read_only) const;
 

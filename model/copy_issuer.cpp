@@ -1,23 +1,27 @@
 #include "model/copy_issuer.h"
 
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "model/cta_module.h"
+#include "model/hazard_rules.h"
 #include "model/op_text.h"
+#include "model/sim_time.h"
 #include "model/tensor_copy.h"
 
 namespace tmasim::model {
 
 namespace {
 bool is_load(OpKind k) { return k == OpKind::tma_load || k == OpKind::bulk_load; }
-bool is_tensor(OpKind k) { return k == OpKind::tma_load || k == OpKind::tma_store; }
+bool is_tensor(OpKind k) { return k == OpKind::tma_load || k == OpKind::tma_store || k == OpKind::tma_prefetch; }
+bool is_prefetch(OpKind k) { return k == OpKind::tma_prefetch || k == OpKind::bulk_prefetch; }
 }  // namespace
 
 CopyIssuer::CopyIssuer(CtaModule& cta, const Op& op, const Expr::IntEnv& env)
     : cta_(cta), op_(op), env_(env) {
-    buffer_base_ = buffer_offset(is_load(op.kind) ? op.dst : op.src, buffer_);
+    if (!is_prefetch(op.kind)) buffer_base_ = buffer_offset(is_load(op.kind) ? op.dst : op.src, buffer_);
 }
 
 int64_t CopyIssuer::eval(const Expr& e, int64_t fallback) const {
@@ -38,24 +42,59 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
     r.thread = thread;
     r.op = &op_;
     const int64_t smem_size = static_cast<int64_t>(cta_.smem().size());
-    if (r.smem_offset < 0 || r.smem_offset + r.bytes > smem_size)
+    if (!is_prefetch(op_.kind) && (r.smem_offset < 0 || r.smem_offset + r.bytes > smem_size))
         throw std::out_of_range(fmt::format("{}: {} bytes at shared offset {} leave the CTA's {} "
                                             "bytes of shared memory", op_title(op_), r.bytes,
                                             r.smem_offset, smem_size));
+    register_request(r, thread);
+    cta_.engine().submit(std::move(r));
+}
+
+void CopyIssuer::register_request(TmaRequest& r, int thread) {
+    if (is_prefetch(op_.kind)) return;
+    const Scenario& s = cta_.run().scenario;
     if (is_load(op_.kind)) {
         const bool indexed = !op_.barrier.index.empty();
         r.barrier = cta_.barriers().index_of(op_.barrier.name, indexed ? eval(op_.barrier.index, 0) : 0,
                                              indexed);
-    } else {
-        r.bulk_token = cta_.groups().add_op(thread);
+        AsyncWrite w;
+        w.kind = AsyncWrite::Kind::tma;
+        std::tie(w.first, w.last) = is_tensor(op_.kind)
+            ? TensorCopy(cta_.run().global.tensor(r.tensor), *r.map).smem_span(r.smem_offset)
+            : std::make_pair(r.smem_offset, r.smem_offset + r.bytes - 1);
+        w.agent = cta_.tracker().tma_agent(r.barrier);
+        w.op = op_.id;
+        w.issuer = thread;
+        w.barrier = r.barrier;
+        w.issue_phase = cta_.barriers().at(r.barrier).state.phase();
+        r.write_id = cta_.async_writes().add(w);
+        cta_.async_writes().prune(cta_.tracker());
+        return;
     }
-    cta_.engine().submit(std::move(r));
+    r.bulk_token = cta_.groups().add_op(thread);
+    BulkStore st;
+    st.tensor = r.tensor;
+    st.issuer = thread;
+    st.token = r.bulk_token;
+    st.op = op_.id;
+    if (is_tensor(op_.kind)) {
+        const TensorCopy copy(cta_.run().global.tensor(r.tensor), *s.find_map(op_.map));
+        std::tie(st.smem_first, st.smem_last) = copy.smem_span(r.smem_offset);
+        st.global_bytes = copy.global_byte_ranges(r.coords);
+    } else {
+        st.smem_first = r.smem_offset;
+        st.smem_last = r.smem_offset + r.bytes - 1;
+        st.global_bytes = {{r.global_offset, r.global_offset + r.bytes - 1}};
+    }
+    cta_.bulk_stores().add(st);
 }
 
 TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     const Scenario& s = cta_.run().scenario;
     TmaRequest r;
-    r.kind = op_.kind == OpKind::tma_load ? TmaRequest::Kind::tensor_load : TmaRequest::Kind::tensor_store;
+    r.kind = op_.kind == OpKind::tma_load    ? TmaRequest::Kind::tensor_load
+             : op_.kind == OpKind::tma_store ? TmaRequest::Kind::tensor_store
+                                             : TmaRequest::Kind::tensor_prefetch;
     r.map = s.find_map(op_.map);
     if (!r.map) throw std::out_of_range(fmt::format("{}: unknown tensor map '{}'", op_title(op_), op_.map));
     r.tensor = r.map->tensor;
@@ -63,16 +102,19 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     const TensorCopy copy(cta_.run().global.tensor(r.tensor), *r.map);
     r.bytes = copy.box_bytes();
     r.smem_offset = buffer_base_;
+    if (r.kind == TmaRequest::Kind::tensor_prefetch) return r;
     check_alignment(site, "shared-memory box address", r.smem_offset, 128);
     if (r.kind == TmaRequest::Kind::tensor_store) {
         for (size_t d = 0; d < r.coords.size(); ++d)
             if (r.coords[d] < 0) {
-                cta_.hazard(op_, site, "tma.oob_store",
-                            fmt::format("{}: tensor store with negative coordinate {} in dimension {}; "
-                                        "only loads may start out of bounds [PTX 9.7.9.27.1.1; "
-                                        "semantics.md D26]", op_title(op_), r.coords[d], d),
-                            {{"dimension", std::to_string(d)}, {"coordinate", std::to_string(r.coords[d])}});
-                break;
+                // The GPU traps (illegal instruction): the run ends here, nothing is stored.
+                cta_.fault(op_, site,
+                           HazardRules::message("tma.negative_store_coords",
+                                                fmt::format("{}: tensor store of {} with coordinate {} in "
+                                                            "dimension {}", op_title(op_), buffer_,
+                                                            r.coords[d], d)),
+                           "tma.negative_store_coords");
+                throw RunAborted{};
             }
         const auto span = copy.smem_span(r.smem_offset);
         check_proxy_fence(site, thread, span.first, span.second);
@@ -82,7 +124,9 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
 
 TmaRequest CopyIssuer::bulk_request(const EventSite& site, int thread) {
     TmaRequest r;
-    r.kind = op_.kind == OpKind::bulk_load ? TmaRequest::Kind::bulk_load : TmaRequest::Kind::bulk_store;
+    r.kind = op_.kind == OpKind::bulk_load    ? TmaRequest::Kind::bulk_load
+             : op_.kind == OpKind::bulk_store ? TmaRequest::Kind::bulk_store
+                                              : TmaRequest::Kind::bulk_prefetch;
     r.tensor = op_.global;
     const GlobalTensor& t = cta_.run().global.tensor(r.tensor);
     r.global_offset = eval(op_.global_offset, 0) * dtype_size(t.type);
@@ -94,6 +138,7 @@ TmaRequest CopyIssuer::bulk_request(const EventSite& site, int thread) {
                                             t.size_bytes()));
     check_alignment(site, "size", r.bytes, 16);
     check_alignment(site, "global address", r.global_offset, 16);
+    if (r.kind == TmaRequest::Kind::bulk_prefetch) return r;
     check_alignment(site, "shared-memory address", r.smem_offset, 16);
     if (r.kind == TmaRequest::Kind::bulk_store)
         check_proxy_fence(site, thread, r.smem_offset, r.smem_offset + r.bytes - 1);

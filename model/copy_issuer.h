@@ -1,8 +1,11 @@
 #pragma once
-// Turns one thread's tma.load / tma.store / bulk.load / bulk.store into a TmaRequest,
+// Turns one thread's tma.load / tma.store / bulk.load / bulk.store / tma.prefetch /
+// bulk.prefetch into a TmaRequest,
 // checking at issue what PTX checks or leaves undefined: alignment (D22, D25), a
 // negative store coordinate (D26), ranges that leave their buffer (a fault), and, for
-// reads of shared memory by the async proxy, the proxy fence rule (B12).
+// reads of shared memory by the async proxy, the proxy fence rule (B12). Loads are
+// registered as asynchronous writes (races with generic accesses, C17), stores as
+// sources and global results to protect until their group waits (C19).
 #include <cstdint>
 #include <string>
 
@@ -23,6 +26,7 @@ public:
 private:
     TmaRequest tensor_request(const EventSite& site, int thread);
     TmaRequest bulk_request(const EventSite& site, int thread);
+    void register_request(TmaRequest& r, int thread);
     int64_t buffer_offset(const Ref& ref, std::string& display) const;
     void check_alignment(const EventSite& site, const std::string& what, int64_t value,
                          int64_t align);

@@ -5,13 +5,18 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <systemc>
 
+#include "model/async_write_registry.h"
 #include "model/barrier_set.h"
 #include "model/bulk_groups.h"
+#include "model/bulk_store_registry.h"
+#include "model/cp_async_groups.h"
 #include "model/cta_sync.h"
 #include "model/proxy_tracker.h"
 #include "model/run_context.h"
@@ -20,6 +25,7 @@
 namespace tmasim::model {
 
 class WarpProcess;
+class CpAsyncUnit;
 
 class CtaModule : public sc_core::sc_module {
 public:
@@ -35,8 +41,17 @@ public:
     const BarrierSet& barriers() const { return barriers_; }
     BulkGroups& groups() { return groups_; }
     TmaEngine& engine() { return *engine_; }
+    CpAsyncUnit& cp_unit() { return *cp_unit_; }
+    CpAsyncGroups& cp_groups() { return cp_groups_; }
+    AsyncWriteRegistry& async_writes() { return async_writes_; }
+    BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
+    // What AsyncWriteRegistry asks about the barriers' observed phases.
+    BarrierObservations observations() const;
 
-    enum class BarrierAction { init, inval, arrive, expect_tx, complete_tx };
+    // async_arrive: a cp.async.mbarrier.arrive firing once the thread's copies landed (it
+    // publishes the thread's cp.async agent, not the thread); increment_pending: the
+    // non-.noinc form's pending += 1 at issue.
+    enum class BarrierAction { init, inval, arrive, expect_tx, complete_tx, async_arrive, increment_pending };
     // Applies one mbarrier action by `thread` (for complete_tx: the thread that issued the
     // copy). Logs complete_tx / phase_flip, publishes released clocks, wakes waiters. A
     // broken rule is reported as a hazard at `site` and the action is dropped (false).
@@ -51,8 +66,13 @@ public:
     // Records a hazard (outcome hazard) at `site`; the run goes on.
     void hazard(const Op& op, const EventSite& site, const std::string& rule,
                 const std::string& message, std::map<std::string, std::string> detail = {});
+    // Like hazard(), once per op instance and rule: a warp-wide access that races in many
+    // lanes (or warps) is one report.
+    void hazard_once(const Op& op, const EventSite& site, const std::string& rule,
+                     const std::string& message, std::map<std::string, std::string> detail = {});
     // Records a fault and tears the run down (every thread unwinds).
-    void fault(const Op& op, const EventSite& site, const std::string& message);
+    void fault(const Op& op, const EventSite& site, const std::string& message,
+               const std::string& rule = "model.fault");
 
     const std::vector<std::unique_ptr<WarpProcess>>& warps() const { return warps_; }
     bool all_warps_finished() const;
@@ -62,6 +82,7 @@ public:
 
 private:
     void try_release_sync();
+    void check_observed_before_arrive(BarrierSlot& b, const Op& op, const EventSite& site);
     void log_barrier_state(const BarrierSlot& b, const EventSite& site, const std::string& what,
                            std::map<std::string, std::string> detail);
 
@@ -71,9 +92,15 @@ private:
     ProxyTracker tracker_;
     BarrierSet barriers_;
     BulkGroups groups_;
+    CpAsyncGroups cp_groups_;
+    AsyncWriteRegistry async_writes_;
+    BulkStoreRegistry bulk_stores_;
+    std::set<std::string> waited_barriers_;  // declared names some op waits on (A9)
+    std::set<std::tuple<int, std::vector<int64_t>, std::string>> reported_;
     CtaSync sync_;
     sc_core::sc_event sync_changed_;
     std::unique_ptr<TmaEngine> engine_;
+    std::unique_ptr<CpAsyncUnit> cp_unit_;
     std::vector<std::unique_ptr<WarpProcess>> warps_;
 };
 

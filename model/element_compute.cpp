@@ -7,12 +7,13 @@
 
 #include "model/cta_module.h"
 #include "model/op_text.h"
+#include "model/shared_race_check.h"
 #include "scenarios/values.h"
 
 namespace tmasim::model {
 
 int64_t ElementCompute::apply(CtaModule& cta, const Op& op, const std::vector<int>& lanes,
-                              const Expr::IntEnv& env, int warp) {
+                              const Expr::IntEnv& env, int warp, const EventSite& site) {
     const Scenario& s = cta.run().scenario;
     const SharedBuffer* buf = s.find_shared(op.buffer.name);
     if (!buf) throw std::out_of_range(fmt::format("{}: unknown shared buffer '{}'", op_title(op), op.buffer.name));
@@ -37,6 +38,8 @@ int64_t ElementCompute::apply(CtaModule& cta, const Op& op, const std::vector<in
     Expr::FloatEnv fenv;
     for (const auto& [name, v] : env) fenv[name] = static_cast<float>(v);
     Expr::IntEnv ienv = env;
+    const bool indexed = buf->array != 0;
+    SharedRaceCheck races(cta, op, indexed ? fmt::format("{}[{}]", buf->name, index) : buf->name, base);
 
     int64_t most = 0;
     for (int lane : lanes) {
@@ -45,6 +48,8 @@ int64_t ElementCompute::apply(CtaModule& cta, const Op& op, const std::vector<in
             std::lower_bound(executing.begin(), executing.end(), thread) - executing.begin();
         int64_t handled = 0;
         for (int64_t e = start + pos; e < start + count; e += k) {
+            // ld.shared then st.shared of the element: the write is the stricter check.
+            races.access(site, thread, base + e * esize, esize, true);
             if (is_float) {
                 fenv["x"] = load_element_float(data, buf->type, e);
                 fenv["idx"] = static_cast<float>(e);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/event_log.h"
 #include "scenarios/expr.h"
 #include "scenarios/ir.h"
 
@@ -17,8 +18,10 @@ class ElementCompute {
 public:
     // Applies op.fn for `lanes` of `warp`; returns the most elements one lane handled.
     // Throws std::out_of_range when the element range leaves the buffer.
+    // Each element access is checked for races with async writes and store sources
+    // (SharedRaceCheck), reported at `site`.
     static int64_t apply(CtaModule& cta, const Op& op, const std::vector<int>& lanes,
-                         const Expr::IntEnv& env, int warp);
+                         const Expr::IntEnv& env, int warp, const EventSite& site);
 };
 
 }  // namespace tmasim::model

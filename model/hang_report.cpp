@@ -45,7 +45,9 @@ Diagnostic barrier_hang(const CtaModule& cta, const BlockedAt& b, const std::vec
 Diagnostic other_hang(const CtaModule& cta, const BlockedAt& b, const std::vector<int>& warps) {
     Diagnostic d;
     d.outcome = Outcome::hang;
-    d.rule = b.kind == BlockedAt::Kind::sync ? "sync.deadlock" : "bulk.wait_deadlock";
+    d.rule = b.kind == BlockedAt::Kind::sync            ? "sync.deadlock"
+             : b.kind == BlockedAt::Kind::cp_async_wait ? "cp_async.wait_deadlock"
+                                                        : "bulk.wait_deadlock";
     d.op = b.op ? b.op->id : -1;
     d.iters = b.iters;
     d.cta = cta.index();

@@ -60,6 +60,16 @@ bool Mbarrier::complete_tx(int64_t bytes) {
     return complete_if_done();
 }
 
+void Mbarrier::increment_pending() {
+    require_live("cp.async.mbarrier.arrive");
+    if (pending_ + 1 > kMaxCount)
+        throw MbarrierError("mbarrier.pending_range",
+                            fmt::format("cp.async.mbarrier.arrive would raise pending arrivals to {}, "
+                                        "above {} [PTX 9.7.13.15.2, 9.7.13.15.15; semantics.md A2]",
+                                        pending_ + 1, kMaxCount));
+    ++pending_;
+}
+
 bool Mbarrier::test_wait(int64_t parity) const {
     require_live("mbarrier.try_wait");
     return (phase_ & 1) != (parity & 1);
@@ -84,6 +94,7 @@ bool Mbarrier::complete_if_done() {
     if (pending_ != 0 || tx_ != 0) return false;
     ++phase_;
     pending_ = expected_;
+    last_phase_bytes_ = expected_bytes_;
     expected_bytes_ = delivered_bytes_ = 0;
     return true;
 }

@@ -31,6 +31,9 @@ public:
     bool arrive(int64_t count = 1);       // A5; mbarrier.pending_range when count > pending
     bool expect_tx(int64_t bytes);        // tx += bytes (no arrival)
     bool complete_tx(int64_t bytes);      // tx -= bytes (A6)
+    // cp.async.mbarrier.arrive without .noinc: pending += 1 now, the arrive comes later
+    // (C20); mbarrier.pending_range when pending would pass 2^20-1 (A2).
+    void increment_pending();
     // try_wait.parity: true once the phase with this parity has completed, i.e. the
     // current (incomplete) phase has the other parity (A8).
     bool test_wait(int64_t parity) const;
@@ -42,6 +45,7 @@ public:
     int64_t tx_count() const { return tx_; }             // signed: expected minus delivered
     int64_t expected_bytes() const { return expected_bytes_; }   // this phase, summed expect_tx
     int64_t delivered_bytes() const { return delivered_bytes_; } // this phase, summed complete_tx
+    int64_t last_phase_bytes() const { return last_phase_bytes_; } // the latest completed phase's expect_tx sum
 
 private:
     void require_live(const char* what) const;
@@ -55,6 +59,7 @@ private:
     int64_t tx_ = 0;
     int64_t expected_bytes_ = 0;
     int64_t delivered_bytes_ = 0;
+    int64_t last_phase_bytes_ = 0;
 };
 
 }  // namespace tmasim::model

@@ -8,17 +8,23 @@
 
 namespace tmasim::model {
 
-ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes)
-    : clock_(num_threads, 0),
-      known_(num_threads, VectorClock(num_threads, 0)),
+ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers)
+    : threads_(num_threads),
+      clock_(2 * num_threads + num_barriers, 0),
+      known_(clock_.size(), VectorClock(clock_.size(), 0)),
       fences_(num_threads),
+      cp_waited_(num_threads, 0),
       known_at_fence_(num_threads),
       granules_((smem_bytes + kGranule - 1) / kGranule) {}
 
-uint32_t ProxyTracker::tick(int thread) {
-    uint32_t t = ++clock_.at(thread);
-    known_[thread][thread] = t;
+uint32_t ProxyTracker::tick(int agent) {
+    uint32_t t = ++clock_.at(agent);
+    known_[agent][agent] = t;
     return t;
+}
+
+void ProxyTracker::cp_async_waited(int thread, uint32_t time) {
+    cp_waited_.at(thread) = std::max(cp_waited_.at(thread), time);
 }
 
 void ProxyTracker::generic_write(int thread, int64_t offset, int64_t bytes, int op) {
@@ -27,13 +33,17 @@ void ProxyTracker::generic_write(int thread, int64_t offset, int64_t bytes, int 
         granules_.at(g) = Granule{Proxy::generic, thread, t, op};
 }
 
-void ProxyTracker::async_write(int64_t offset, int64_t bytes, int op) {
+uint32_t ProxyTracker::async_write(int64_t offset, int64_t bytes, int op, int agent) {
+    const uint32_t t = agent >= 0 ? tick(agent) : 0;
     for (int64_t g = offset / kGranule; g * kGranule < offset + bytes; ++g)
-        granules_.at(g) = Granule{Proxy::async, -1, 0, op};
+        granules_.at(g) = Granule{Proxy::async, agent, t, op};
+    return t;
 }
 
 void ProxyTracker::fence_proxy_async(int thread) {
-    fences_.at(thread).push_back(tick(thread));
+    const uint32_t t = tick(thread);
+    const uint32_t cp_seen = std::max(cp_waited_[thread], known_[thread][cp_agent(thread)]);
+    fences_.at(thread).push_back(Fence{t, cp_seen});
     known_at_fence_[thread] = known_[thread];
 }
 
@@ -67,10 +77,15 @@ void ProxyTracker::acquire(int thread, const VectorClock& released) {
 }
 
 bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
-    // (a) the writer's first fence after the write, then a sync edge from after it.
-    const auto& wf = fences_[g.thread];
-    auto first_after = std::upper_bound(wf.begin(), wf.end(), g.time);
-    if (first_after != wf.end() && known_[issuer][g.thread] >= *first_after) return true;
+    // (a) the writer's first fence after the write, then a sync edge from after it. A
+    // cp.async write is the issuing thread's once its fence has seen the copy land.
+    const bool by_cp_unit = g.thread >= threads_;
+    const int owner = by_cp_unit ? g.thread - threads_ : g.thread;
+    const auto& wf = fences_[owner];
+    auto first_after = std::find_if(wf.begin(), wf.end(), [&](const Fence& f) {
+        return by_cp_unit ? f.cp_seen >= g.time : f.time > g.time;
+    });
+    if (first_after != wf.end() && known_[issuer][owner] >= first_after->time) return true;
     // (b) the issuer fenced while the write was already visible to it.
     const auto& at_fence = known_at_fence_[issuer];
     return !at_fence.empty() && at_fence[g.thread] >= g.time;

@@ -10,6 +10,14 @@
 //       fence reached the issuer before the issue (the writer == issuer case included), or
 //   (b) the issuer fenced at a point where the write was already visible to it
 //       (a fence before the sync that brought the write does not count).
+//
+// Besides the CTA's threads, the clocks have slots for the agents that write shared
+// memory asynchronously: each thread's cp.async unit (its LDGSTS copies are generic
+// writes, landing later) and the TMA completions of each mbarrier. An agent's writes
+// become known to a thread the way PTX makes them visible: cp.async through that
+// thread's group waits (or its cp.async.mbarrier.arrive), TMA bytes through the mbarrier
+// phase their complete_tx belongs to. A thread that fences after its group wait covers
+// its cp.async data (B14), which is rule (a) with the fence seeing the agent's write.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,10 +41,26 @@ class ProxyTracker {
 public:
     static constexpr int64_t kGranule = 4;
 
-    ProxyTracker(int num_threads, int64_t smem_bytes);
+    ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers = 0);
 
+    // Agent slots: a thread's own id, its cp.async unit, an mbarrier's TMA completions.
+    int cp_agent(int thread) const { return threads_ + thread; }
+    int tma_agent(int barrier) const { return 2 * threads_ + barrier; }
+    // Advances an agent's clock (one asynchronous write or signal) and returns the time.
+    uint32_t advance(int agent) { return tick(agent); }
+    uint32_t time_of(int agent) const { return clock_.at(agent); }
+    // Whether `thread` has synchronised with `agent` at `time` or later.
+    bool knows(int thread, int agent, uint32_t time) const { return known_.at(thread).at(agent) >= time; }
+    // The thread's cp.async wait covered its copies landed up to agent time `time`: a
+    // later fence of the thread covers them (B14). Visibility itself is tracked per copy
+    // (AsyncWriteRegistry), since a wait covers whole groups, not a time.
+    void cp_async_waited(int thread, uint32_t time);
+
+    // `thread` may be a cp.async agent: its landing copies are generic writes.
     void generic_write(int thread, int64_t offset, int64_t bytes, int op);
-    void async_write(int64_t offset, int64_t bytes, int op);
+    // Bytes the async proxy wrote (a TMA load landing); `agent` signs them when >= 0.
+    // Returns the agent's time of the write (0 without an agent).
+    uint32_t async_write(int64_t offset, int64_t bytes, int op, int agent = -1);
     void fence_proxy_async(int thread);
     // barrier.sync among `threads`: each one's clock becomes the join of all of theirs.
     void cta_sync(const std::vector<int>& threads);
@@ -48,7 +72,7 @@ public:
     // Async-proxy read of [offset, offset+bytes) issued by `issuer` now.
     std::optional<ProxyViolation> check_async_read(int issuer, int64_t offset, int64_t bytes) const;
 
-    int num_threads() const { return static_cast<int>(clock_.size()); }
+    int num_threads() const { return threads_; }
     VectorClock empty_clock() const { return VectorClock(clock_.size(), 0); }
 
 private:
@@ -58,13 +82,19 @@ private:
         uint32_t time = 0;
         int op = -1;
     };
-    uint32_t tick(int thread);
+    struct Fence {
+        uint32_t time = 0;      // the fencing thread's clock at the fence
+        uint32_t cp_seen = 0;   // what it knew of its own cp.async agent then
+    };
+    uint32_t tick(int agent);
     bool write_is_fenced(int issuer, const Granule& g) const;
     static void join(VectorClock& into, const VectorClock& from);
 
-    std::vector<uint32_t> clock_;                 // own logical time per thread
+    int threads_ = 0;
+    std::vector<uint32_t> clock_;                 // own logical time per agent
     std::vector<VectorClock> known_;              // known_[t][u]: u's time t has synced with
-    std::vector<std::vector<uint32_t>> fences_;   // per thread, ascending fence times
+    std::vector<std::vector<Fence>> fences_;      // per thread, ascending
+    std::vector<uint32_t> cp_waited_;             // per thread, latest cp.async time its waits covered
     std::vector<VectorClock> known_at_fence_;     // known_ at the thread's latest fence
     std::vector<Granule> granules_;
 };

@@ -138,4 +138,19 @@ void TensorCopy::bulk_copy(const std::vector<uint8_t>& src, int64_t src_offset,
     std::memcpy(dst.data() + dst_offset, src.data() + src_offset, bytes);
 }
 
+std::vector<std::pair<int64_t, int64_t>> TensorCopy::global_byte_ranges(const std::vector<int64_t>& coords) const {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    const int64_t n = box_elements();
+    for (int64_t k = 0; k < n; ++k) {
+        const int64_t g = global_element(k, coords);
+        if (g < 0) continue;
+        const int64_t first = g * elem_bytes_, last = first + elem_bytes_ - 1;
+        if (!out.empty() && out.back().second + 1 == first)
+            out.back().second = last;
+        else
+            out.emplace_back(first, last);
+    }
+    return out;
+}
+
 }  // namespace tmasim::model

@@ -40,6 +40,9 @@ public:
     std::pair<int64_t, int64_t> smem_span(int64_t smem_offset) const;
     // Global byte ranges [first, last] the box touches in bounds (for L2 residency).
     std::pair<int64_t, int64_t> global_span(const std::vector<int64_t>& coords) const;
+    // The in-bounds global bytes of the box exactly, as merged [first, last] ranges (what a
+    // store writes; race checks must not flag bytes between the box's rows).
+    std::vector<std::pair<int64_t, int64_t>> global_byte_ranges(const std::vector<int64_t>& coords) const;
 
     // 1-D bulk copy; throws std::out_of_range naming `what` when a range leaves its buffer.
     static void bulk_copy(const std::vector<uint8_t>& src, int64_t src_offset,

@@ -13,7 +13,11 @@ bool is_load(TmaRequest::Kind k) {
     return k == TmaRequest::Kind::tensor_load || k == TmaRequest::Kind::bulk_load;
 }
 bool is_tensor(TmaRequest::Kind k) {
-    return k == TmaRequest::Kind::tensor_load || k == TmaRequest::Kind::tensor_store;
+    return k == TmaRequest::Kind::tensor_load || k == TmaRequest::Kind::tensor_store ||
+           k == TmaRequest::Kind::tensor_prefetch;
+}
+bool is_prefetch(TmaRequest::Kind k) {
+    return k == TmaRequest::Kind::tensor_prefetch || k == TmaRequest::Kind::bulk_prefetch;
 }
 std::map<std::string, std::string> request_detail(const TmaRequest& r) {
     return {{"bytes", std::to_string(r.bytes)}, {"tensor", r.tensor}};
@@ -47,8 +51,9 @@ int64_t TmaEngine::latency_for(const TmaRequest& r) {
     }
     const bool resident = cta_.run().global.touch(r.tensor, first, last);
     const TimingParams& tp = cta_.run().timing;
-    // Stores are absorbed by L2 (write-back); loads pay HBM latency on lines not seen yet.
-    const bool from_l2 = resident || !is_load(r.kind);
+    // Stores are absorbed by L2 (write-back); loads and prefetches pay HBM latency on
+    // lines not seen yet, and leave them resident for later loads.
+    const bool from_l2 = resident || !(is_load(r.kind) || is_prefetch(r.kind));
     return whole_cycles(from_l2 ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
 }
 
@@ -107,7 +112,7 @@ void TmaEngine::port_loop() {
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
         sc_core::wait(cycles(transfer));
         if (run_aborted()) return;
-        if (!is_load(r.kind)) {
+        if (!is_load(r.kind) && !is_prefetch(r.kind)) {
             f.payload = read_source(r);
             cta_.groups().mark_read(r.bulk_token);
             cta_.run().log.add_model_only(r.site, "bulk_read_done", now_cycles(), request_detail(r));
@@ -143,16 +148,25 @@ void TmaEngine::landing_loop() {
 void TmaEngine::land(InFlight& f) {
     const TmaRequest& r = f.req;
     RunContext& run = cta_.run();
+    if (is_prefetch(r.kind)) {
+        run.log.add_model_only(r.site, "prefetch_done", now_cycles(), request_detail(r));
+        return;
+    }
     if (is_load(r.kind)) {
+        // The bytes are signed by the TMA agent of the barrier they complete on, so only
+        // the waiters of that phase know them (AsyncWriteRegistry).
+        const int agent = cta_.tracker().tma_agent(r.barrier);
+        uint32_t landed = 0;
         if (is_tensor(r.kind)) {
             const TensorCopy copy(run.global.tensor(r.tensor), *r.map);
             copy.scatter_smem(f.payload, cta_.smem(), r.smem_offset);
             const auto span = copy.smem_span(r.smem_offset);
-            cta_.tracker().async_write(span.first, span.second - span.first + 1, r.site.op);
+            landed = cta_.tracker().async_write(span.first, span.second - span.first + 1, r.site.op, agent);
         } else {
             TensorCopy::bulk_copy(f.payload, 0, cta_.smem(), r.smem_offset, r.bytes, "bulk.load destination");
-            cta_.tracker().async_write(r.smem_offset, r.bytes, r.site.op);
+            landed = cta_.tracker().async_write(r.smem_offset, r.bytes, r.site.op, agent);
         }
+        cta_.async_writes().landed(r.write_id, landed);
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
         // A tensor load signals the whole box, OOB fill included (A6).
         cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, r.bytes, r.thread,

@@ -23,7 +23,9 @@ namespace tmasim::model {
 class CtaModule;
 
 struct TmaRequest {
-    enum class Kind { tensor_load, tensor_store, bulk_load, bulk_store };
+    // Prefetches move no bytes into shared memory: they only warm the L2 lines (the
+    // model's residency), taking port time like a load of the same size.
+    enum class Kind { tensor_load, tensor_store, bulk_load, bulk_store, tensor_prefetch, bulk_prefetch };
     Kind kind = Kind::tensor_load;
     const Op* op = nullptr;         // the issuing op
     EventSite site;                 // the issuing op instance and thread
@@ -36,6 +38,7 @@ struct TmaRequest {
     int64_t bytes = 0;
     int barrier = -1;               // loads
     int bulk_token = -1;            // stores
+    int write_id = -1;              // loads: AsyncWriteRegistry id
 };
 
 class TmaEngine : public sc_core::sc_module {

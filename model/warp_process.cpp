@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include "model/copy_issuer.h"
+#include "model/cp_async_unit.h"
 #include "model/cta_module.h"
 #include "model/element_compute.h"
+#include "model/hazard_rules.h"
 #include "model/op_text.h"
 #include "model/sim_time.h"
+#include "model/thread_access.h"
 
 namespace tmasim::model {
 
@@ -63,6 +66,19 @@ bool WarpProcess::exec(const Op& op) {
         case OpKind::sync: op_sync(op); return true;
         case OpKind::bulk_wait_group:
         case OpKind::bulk_wait_group_read: op_bulk_wait(op, lanes); return true;
+        case OpKind::cp_async_wait_group:
+        case OpKind::cp_async_wait_all: op_cp_wait(op, lanes); return true;
+        case OpKind::shared_load:
+        case OpKind::shared_store:
+        case OpKind::global_load: {
+            // The detail (bank wavefronts, L2 hit) is known before the issue event.
+            std::map<std::string, std::string> detail;
+            const double cost = per_thread_op(op, lanes, ev, detail);
+            emit(op, ev, EventKind::issue, detail);
+            spend(cost);
+            emit(op, ev, EventKind::complete, detail);
+            return true;
+        }
         default: break;
     }
     emit(op, ev, EventKind::issue);
@@ -93,20 +109,37 @@ bool WarpProcess::exec(const Op& op) {
         case OpKind::tma_load:
         case OpKind::tma_store:
         case OpKind::bulk_load:
-        case OpKind::bulk_store: {
+        case OpKind::bulk_store:
+        case OpKind::tma_prefetch:
+        case OpKind::bulk_prefetch: {
             CopyIssuer issuer(cta_, op, env_);
             for (int l : lanes) issuer.issue(site(op, l), thread(l));
             cost = op.kind == OpKind::bulk_load   ? tp.bulk_load_issue_cycles
                    : op.kind == OpKind::tma_load ? tp.tensor_load_issue_cycles
-                                                 : tp.store_issue_cycles;
+                   : (op.kind == OpKind::tma_prefetch || op.kind == OpKind::bulk_prefetch)
+                       ? tp.prefetch_issue_cycles
+                       : tp.store_issue_cycles;
             break;
         }
+        case OpKind::cp_async: {
+            std::map<std::string, std::string> unused;
+            cost = per_thread_op(op, lanes, ev, unused);
+            break;
+        }
+        case OpKind::cp_async_commit_group:
+            for (int l : lanes) cta_.cp_groups().commit(thread(l));
+            cost = tp.cp_async_issue_cycles;
+            break;
+        case OpKind::cp_async_mbarrier_arrive:
+            op_cp_arrive(op, lanes);
+            cost = tp.cp_async_issue_cycles;
+            break;
         case OpKind::bulk_commit_group:
             for (int l : lanes) cta_.groups().commit(thread(l));
             cost = tp.bulk_commit_cycles;
             break;
         case OpKind::compute: {
-            int64_t per_lane = ElementCompute::apply(cta_, op, lanes, env_, warp_);
+            int64_t per_lane = ElementCompute::apply(cta_, op, lanes, env_, warp_, site(op, ev.front()));
             cost = tp.compute_base_cycles + per_lane * tp.compute_cycles_per_element;
             break;
         }
@@ -135,9 +168,10 @@ EventSite WarpProcess::site(const Op& op, int lane) const {
     return EventSite{op.id, iters_, cta_.index(), warp_, lane};
 }
 
-void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind) {
+void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
+                       const std::map<std::string, std::string>& detail) {
     const int64_t t = now_cycles();
-    for (int l : ev_lanes) cta_.run().log.add(site(op, l), kind, t);
+    for (int l : ev_lanes) cta_.run().log.add(site(op, l), kind, t, detail);
 }
 
 void WarpProcess::spend(double config_cycles) {
@@ -200,6 +234,7 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
                                 "[PTX 9.7.13.15; semantics.md A3]", op_title(op), slot.name),
                     {{"barrier", slot.name}});
     } else {
+        check_parity_alias(op, lanes, b, parity);
         BlockedAt why{BlockedAt::Kind::mbarrier_wait, &op, iters_, b, parity};
         block_until(slot.changed, [&] {
             bool done = !slot.state.live() || slot.state.test_wait(parity);
@@ -207,6 +242,11 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
             return done;
         }, why);
         const int64_t phase = slot.observed_phase(parity);
+        // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
+        if (slot.state.live() && phase >= 0) {
+            for (int l : lanes) slot.observed_by.at(thread(l)) = std::max(slot.observed_by.at(thread(l)), phase);
+            slot.observed_through = std::max(slot.observed_through, phase);
+        }
         auto it = slot.released.find(phase);
         if (it != slot.released.end())
             for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
@@ -240,9 +280,92 @@ void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
             }
         return true;
     }, BlockedAt{BlockedAt::Kind::bulk_wait, &op, iters_, -1, 0});
+    // The wait covers the older groups' stores: their sources (and without .read their
+    // global results) are now the thread's to reuse (C19).
+    for (int l : lanes) {
+        const std::vector<int> tokens = cta_.groups().covered_tokens(thread(l), n);
+        if (!tokens.empty()) cta_.bulk_stores().covered(tokens, read_only, cta_.tracker().advance(thread(l)));
+    }
     const TimingParams& tp = cta_.run().timing;
     spend(waited ? tp.bulk_wait_resume_cycles : tp.issue_cycles);
     emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_cp_wait(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    emit(op, ev, EventKind::wait_begin);
+    // cp.async.wait_all is cp.async.commit_group followed by cp.async.wait_group 0.
+    const bool all = op.kind == OpKind::cp_async_wait_all;
+    const int64_t n = all ? 0 : eval(op.n, 0);
+    if (all)
+        for (int l : lanes) cta_.cp_groups().commit(thread(l));
+    bool waited = false;
+    block_until(cta_.cp_unit().progress(), [&] {
+        for (int l : lanes)
+            if (!cta_.cp_groups().wait_satisfied(thread(l), n)) {
+                waited = true;
+                return false;
+            }
+        return true;
+    }, BlockedAt{BlockedAt::Kind::cp_async_wait, &op, iters_, -1, 0});
+    // The covered copies become visible to this thread only (C20).
+    for (int l : lanes) {
+        const int t = thread(l);
+        const std::vector<int> tokens = cta_.cp_groups().covered_tokens(t, n);
+        if (tokens.empty()) continue;
+        cta_.async_writes().wait_covered(t, tokens, cta_.tracker().advance(t));
+        cta_.tracker().cp_async_waited(t, cta_.cp_groups().covered_time(t, n));
+    }
+    const TimingParams& tp = cta_.run().timing;
+    spend(waited ? tp.cp_async_wait_resume_cycles : tp.issue_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_cp_arrive(const Op& op, const std::vector<int>& lanes) {
+    using A = CtaModule::BarrierAction;
+    const int b = barrier_index(op);
+    for (int l : lanes) {
+        const EventSite s = site(op, l);
+        const int t = thread(l);
+        // Default form: pending += 1 now, the arrive later (net 0). .noinc: the init count
+        // must include this arrival (C20).
+        if (!op.noinc && !cta_.barrier_action(b, A::increment_pending, 1, t, op, s)) continue;
+        cta_.async_writes().attach_barrier(t, b);
+        cta_.cp_unit().submit_arrive(op, s, t, b);
+    }
+}
+
+void WarpProcess::check_parity_alias(const Op& op, const std::vector<int>& lanes, int b, int64_t parity) {
+    // A8: the parity names the thread's next phase with that parity after the last one it
+    // observed. If that phase is two or more behind the barrier's current phase, the parity
+    // aliases a newer phase: the wait returns for (or waits on) the wrong one.
+    BarrierSlot& slot = cta_.barriers().at(b);
+    const int64_t current = slot.state.phase();
+    for (int l : lanes) {
+        const int64_t last = slot.observed_by.at(thread(l));
+        const int64_t intended = ((last + 1) & 1) == (parity & 1) ? last + 1 : last + 2;
+        if (intended > current - 2) continue;
+        cta_.hazard_once(op, site(op, l), "mbarrier.parity_alias",
+                         HazardRules::message("mbarrier.parity_alias",
+                                              fmt::format("{}: thread {} waits on barrier {} with parity {} for phase "
+                                                          "{}, but the barrier is already in phase {}",
+                                                          op_title(op), thread(l), slot.name, parity & 1, intended,
+                                                          current)),
+                         {{"barrier", slot.name}, {"intended_phase", std::to_string(intended)},
+                          {"current_phase", std::to_string(current)}});
+        return;
+    }
+}
+
+double WarpProcess::per_thread_op(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev,
+                                  std::map<std::string, std::string>& detail) {
+    ThreadAccess access(cta_, op, env_, warp_, site(op, ev.front()));
+    switch (op.kind) {
+        case OpKind::shared_load:
+        case OpKind::shared_store: return access.shared_access(lanes, detail);
+        case OpKind::global_load: return access.global_load(lanes, detail);
+        default: return access.cp_async(lanes);
+    }
 }
 
 }  // namespace tmasim::model

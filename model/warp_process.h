@@ -21,7 +21,7 @@ class CtaModule;
 
 // What a warp is blocked on, for hang reports.
 struct BlockedAt {
-    enum class Kind { none, mbarrier_wait, sync, bulk_wait };
+    enum class Kind { none, mbarrier_wait, sync, bulk_wait, cp_async_wait };
     Kind kind = Kind::none;
     const Op* op = nullptr;
     std::vector<int64_t> iters;
@@ -46,7 +46,8 @@ private:
     // Lanes that get events: each executing lane for single-thread selectors, else lane 0.
     std::vector<int> event_lanes(const Op& op, const std::vector<int>& lanes) const;
     EventSite site(const Op& op, int lane) const;
-    void emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind);
+    void emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
+              const std::map<std::string, std::string>& detail = {});
     void spend(double config_cycles);
     void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
     int64_t eval(const Expr& e, int64_t fallback) const;
@@ -56,6 +57,12 @@ private:
     void op_wait(const Op& op, const std::vector<int>& lanes);
     void op_sync(const Op& op);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
+    void op_cp_wait(const Op& op, const std::vector<int>& lanes);
+    void op_cp_arrive(const Op& op, const std::vector<int>& lanes);
+    void check_parity_alias(const Op& op, const std::vector<int>& lanes, int barrier, int64_t parity);
+    // Runs a per-thread op (ThreadAccess); returns its cycles and fills the events' detail.
+    double per_thread_op(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev,
+                         std::map<std::string, std::string>& detail);
     int barrier_index(const Op& op) const;
 
     CtaModule& cta_;

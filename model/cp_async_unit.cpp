@@ -1,0 +1,87 @@
+#include "model/cp_async_unit.h"
+
+#include <algorithm>
+
+#include "model/cta_module.h"
+#include "model/sim_time.h"
+
+namespace tmasim::model {
+
+CpAsyncUnit::CpAsyncUnit(sc_core::sc_module_name name, CtaModule& cta) : sc_core::sc_module(name), cta_(cta) {
+    SC_THREAD(landing_thread);
+}
+
+void CpAsyncUnit::submit(const Op& op, const EventSite& site, std::vector<CpAsyncCopy> copies, int64_t latency) {
+    const int64_t at = now_cycles() + latency;
+    for (const CpAsyncCopy& c : copies) token_time_[c.token] = at;
+    Item item{&op, site, std::move(copies), -1, -1};
+    landing_.emplace(std::make_tuple(at, sequence_++), std::move(item));
+    changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CpAsyncUnit::submit_arrive(const Op& op, const EventSite& site, int thread, int barrier) {
+    // The arrive tracks every copy the thread issued before it (PTX 9.7.9.25.3.3).
+    int64_t at = now_cycles();
+    for (int token : cta_.cp_groups().outstanding(thread)) at = std::max(at, token_time_.at(token));
+    Item item{&op, site, {}, thread, barrier};
+    landing_.emplace(std::make_tuple(at, sequence_++), std::move(item));
+    changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CpAsyncUnit::wake_for_abort() {
+    changed_.notify(sc_core::SC_ZERO_TIME);
+    progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CpAsyncUnit::landing_thread() {
+    const Op* active = nullptr;
+    EventSite active_site;
+    try {
+        for (;;) {
+            if (cta_.run().aborted) return;
+            if (landing_.empty()) {
+                sc_core::wait(changed_);
+                continue;
+            }
+            auto it = landing_.begin();
+            const int64_t at = std::get<0>(it->first);
+            if (now_cycles() < at) {
+                sc_core::wait(cycles(at - now_cycles()), changed_);
+                continue;
+            }
+            Item item = std::move(it->second);
+            landing_.erase(it);
+            active = item.op;
+            active_site = item.site;
+            land(item);
+            active = nullptr;
+        }
+    } catch (const std::exception& e) {
+        if (active) cta_.fault(*active, active_site, e.what());
+    }
+}
+
+void CpAsyncUnit::land(Item& item) {
+    if (item.arrive_thread >= 0) {
+        cta_.barrier_action(item.barrier, CtaModule::BarrierAction::async_arrive, 1, item.arrive_thread,
+                            *item.op, item.site);
+        return;
+    }
+    ProxyTracker& tracker = cta_.tracker();
+    int64_t bytes = 0;
+    for (CpAsyncCopy& c : item.copies) {
+        std::copy(c.payload.begin(), c.payload.end(), cta_.smem().begin() + c.smem_offset);
+        bytes += static_cast<int64_t>(c.payload.size());
+        // The copy is a generic write, made by the thread's cp.async agent (B11, B14).
+        const int agent = tracker.cp_agent(c.thread);
+        tracker.generic_write(agent, c.smem_offset, static_cast<int64_t>(c.payload.size()), item.op->id);
+        const uint32_t t = tracker.time_of(agent);
+        cta_.async_writes().landed(c.write_id, t);
+        cta_.cp_groups().mark_landed(c.token, t);
+    }
+    cta_.run().log.add_model_only(item.site, "bytes_landed", now_cycles(),
+                                  {{"bytes", std::to_string(bytes)}, {"copies", std::to_string(item.copies.size())}});
+    progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,44 @@
+#pragma once
+// The per-thread ops of one warp (scenarios/FORMAT.md): shared.load, shared.store,
+// global.load and cp.async. Every executing lane evaluates the op's expressions with its
+// own tid, lane and warp; the warp's accesses are then costed together (bank wavefronts
+// for shared memory, L2 or HBM latency for global lines) and checked for races
+// (SharedRaceCheck, BulkStoreRegistry). shared.* are generic accesses of the thread;
+// cp.async copies are generic writes of the thread's cp.async unit, landing later.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/event_log.h"
+#include "scenarios/expr.h"
+#include "scenarios/ir.h"
+
+namespace tmasim::model {
+
+class CtaModule;
+
+class ThreadAccess {
+public:
+    // `site` is the op instance's event site; the lane is filled in per access.
+    ThreadAccess(CtaModule& cta, const Op& op, const Expr::IntEnv& env, int warp, EventSite site);
+
+    // Each returns the op's modelled cycles and fills `detail` for its trace events.
+    double shared_access(const std::vector<int>& lanes, std::map<std::string, std::string>& detail);
+    double global_load(const std::vector<int>& lanes, std::map<std::string, std::string>& detail);
+    double cp_async(const std::vector<int>& lanes);
+
+private:
+    Expr::IntEnv lane_env(int lane) const;
+    EventSite lane_site(int lane) const;
+    int64_t shared_buffer(const Ref& ref, std::string& display, const SharedBuffer*& decl) const;
+    void store_value(const SharedBuffer& buf, uint8_t* data, int64_t element, const Expr::IntEnv& env) const;
+
+    CtaModule& cta_;
+    const Op& op_;
+    const Expr::IntEnv& env_;
+    int warp_;
+    EventSite site_;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,85 @@
+// Every catalog scenario (teach/, guide/, hazards/, calibrate/; not invalid/) run on the
+// model gives the outcome its `expect:` promises, and the first diagnostic with that
+// outcome has the expected rule and names the expected op. Two runs are identical.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+
+#include "model/hazard_rules.h"
+#include "model/run_model.h"
+#include "scenarios/loader.h"
+
+namespace fs = std::filesystem;
+using namespace tmasim;
+
+namespace {
+std::vector<fs::path> catalog_files() {
+    std::vector<fs::path> out;
+    const fs::path root = fs::path(TMASIM_SOURCE_DIR) / "scenarios" / "catalog";
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file() && e.path().extension() == ".yaml" &&
+            e.path().lexically_relative(root).begin()->string() != "invalid")
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+const Op* op_named(const Scenario& s, const std::string& label) {
+    for (const Op* op : s.all_ops())
+        if (op->label == label || "#" + std::to_string(op->id) == label) return op;
+    return nullptr;
+}
+
+bool same(const RunResult& a, const RunResult& b) {
+    if (a.outcome != b.outcome || a.events.size() != b.events.size() || a.diagnostics.size() != b.diagnostics.size() ||
+        a.memory.size() != b.memory.size())
+        return false;
+    for (size_t i = 0; i < a.events.size(); ++i) {
+        const auto &x = a.events[i], &y = b.events[i];
+        if (std::tie(x.op, x.iters, x.cta, x.warp, x.lane, x.kind, x.t, x.model_only, x.what, x.detail) !=
+            std::tie(y.op, y.iters, y.cta, y.warp, y.lane, y.kind, y.t, y.model_only, y.what, y.detail))
+            return false;
+    }
+    for (size_t i = 0; i < a.diagnostics.size(); ++i)
+        if (a.diagnostics[i].message != b.diagnostics[i].message || a.diagnostics[i].rule != b.diagnostics[i].rule)
+            return false;
+    for (size_t i = 0; i < a.memory.size(); ++i)
+        if (a.memory[i].bytes != b.memory[i].bytes) return false;
+    return true;
+}
+}  // namespace
+
+TEST_CASE("catalog: every scenario meets its expect on the model, deterministically", "[model][catalog][teach]") {
+    const auto files = catalog_files();
+    REQUIRE(files.size() >= 26 + 6);
+    for (const fs::path& file : files) {
+        DYNAMIC_SECTION(file.lexically_relative(fs::path(TMASIM_SOURCE_DIR)).string()) {
+            const Scenario s = load_scenario_file(file.string());
+            const RunResult r = run_model(s);
+            std::string all;
+            for (const auto& d : r.diagnostics) all += "\n  [" + to_string(d.outcome) + " " + d.rule + "] " + d.message;
+            INFO("diagnostics:" << all);
+            REQUIRE(to_string(r.outcome) == to_string(s.expect.outcome));
+            if (s.expect.outcome != Outcome::ok) {
+                auto d = std::find_if(r.diagnostics.begin(), r.diagnostics.end(),
+                                      [&](const Diagnostic& x) { return x.outcome == r.outcome; });
+                REQUIRE(d != r.diagnostics.end());
+                if (!s.expect.rule.empty()) CHECK(d->rule == s.expect.rule);
+                if (!s.expect.op.empty()) {
+                    const Op* want = op_named(s, s.expect.op);
+                    REQUIRE(want);
+                    CHECK(d->op == want->id);
+                    // The message names the op it reports.
+                    CHECK(d->message.find("op #" + std::to_string(want->id)) != std::string::npos);
+                }
+                // Every reported rule is in the model's rule table, with the outcome it gives.
+                for (const auto& x : r.diagnostics) CHECK(model::HazardRules::get(x.rule).outcome == x.outcome);
+            } else {
+                CHECK(r.diagnostics.empty());
+            }
+            CHECK(same(r, run_model(s)));
+        }
+    }
+}
