@@ -65,8 +65,8 @@ private:
         const Expectation& e = sc_.expect;
         if (!e.op.empty() && !find_label(e.op))
             throw ScenarioError(e.loc, "expect.op", "no op labelled '" + e.op + "'; labels: " + join(labels_));
-        if (!e.rule.empty() && e.outcome != Outcome::hazard && e.outcome != Outcome::hang)
-            throw ScenarioError(e.loc, "expect.rule", "a rule is only expected with outcome hazard or hang");
+        if (!e.rule.empty() && e.outcome == Outcome::ok)
+            throw ScenarioError(e.loc, "expect.rule", "a rule is only expected with outcome hazard, hang or fault");
     }
 
     bool find_label(const std::string& l) const {
