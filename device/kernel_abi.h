@@ -34,7 +34,8 @@ struct TraceRecord {
 static_assert(sizeof(TraceRecord) == 80, "TraceRecord layout is part of the kernel ABI");
 
 struct DeviceStatus {
-    uint32_t trace_unused;    // kept for the layout; records need no counter (per-warp slots)
+    uint32_t trace_unused;    // kept for the layout (records need no counter: per-warp slots);
+                              // the load sink's never-taken store writes here
     uint32_t trace_dropped;   // records that did not fit in their warp's region
     int32_t hang_flag;        // 1 once a wait timed out; the first timer-out fills the rest
     int32_t hang_threads;     // threads that timed out

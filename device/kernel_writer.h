@@ -1,7 +1,8 @@
 #pragma once
 // Internal to codegen: writes the kernel body op by op. Split over kernel_writer.cpp
-// (skeleton, selectors, expressions, shared addresses) and kernel_writer_ops.cpp (one
-// emitter per op kind).
+// (skeleton, selectors, expressions, shared addresses), kernel_writer_ops.cpp (one
+// emitter per op kind) and kernel_writer_thread_ops.cpp (the per-thread accesses and the
+// cp.async family).
 #include <string>
 #include <vector>
 
@@ -48,9 +49,19 @@ private:
     void emit_op_body(const Op& op, const Threads& t);
     void emit_wait(const Op& op, const Threads& t);
     void emit_compute(const Op& op, const Threads& t);
-    void emit_tma(const Op& op, bool load);
+    void emit_tma(const Op& op);  // tma.load, tma.store, tma.prefetch
     void emit_bulk(const Op& op, bool load);
+    void emit_bulk_prefetch(const Op& op);
     void emit_wait_group(const Op& op, bool read_only);
+    // kernel_writer_thread_ops.cpp
+    void emit_shared_load(const Op& op);
+    void emit_shared_store(const Op& op);
+    void emit_global_load(const Op& op);
+    void emit_cp_async(const Op& op);
+    void emit_cp_async_wait_group(const Op& op);
+    void emit_cp_async_mbarrier_arrive(const Op& op);
+    int access_width(const Op& op, int element_size) const;
+    std::string global_element_ptr(const Op& op, const Expr& index, const char* key) const;
 
     Threads threads_of(const Op& op) const;
     std::string int_expr(const Expr& e, const Op& op, const char* key) const;

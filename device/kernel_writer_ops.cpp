@@ -55,10 +55,9 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         emit_wait(op, t);
         return;
     case OpKind::tma_load:
-        emit_tma(op, true);
-        return;
     case OpKind::tma_store:
-        emit_tma(op, false);
+    case OpKind::tma_prefetch:
+        emit_tma(op);
         return;
     case OpKind::bulk_load:
         emit_bulk(op, true);
@@ -81,6 +80,33 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpKind::compute:
         emit_compute(op, t);
         return;
+    case OpKind::bulk_prefetch:
+        emit_bulk_prefetch(op);
+        return;
+    case OpKind::shared_load:
+        emit_shared_load(op);
+        return;
+    case OpKind::shared_store:
+        emit_shared_store(op);
+        return;
+    case OpKind::global_load:
+        emit_global_load(op);
+        return;
+    case OpKind::cp_async:
+        emit_cp_async(op);
+        return;
+    case OpKind::cp_async_commit_group:
+        line("cp_async_commit_group();");
+        return;
+    case OpKind::cp_async_wait_group:
+        emit_cp_async_wait_group(op);
+        return;
+    case OpKind::cp_async_wait_all:
+        line("cp_async_wait_all();");
+        return;
+    case OpKind::cp_async_mbarrier_arrive:
+        emit_cp_async_mbarrier_arrive(op);
+        return;
     case OpKind::loop:
         break;  // emit_loop handles loops
     }
@@ -101,7 +127,7 @@ void KernelWriter::emit_wait(const Op& op, const Threads& t) {
     close();
 }
 
-void KernelWriter::emit_tma(const Op& op, bool load) {
+void KernelWriter::emit_tma(const Op& op) {
     const TensorMap* map = s_.find_map(op.map);
     if (!map) fail(op, "map names no tensor map");
     const GlobalTensor* tensor = s_.find_global(map->tensor);
@@ -114,10 +140,13 @@ void KernelWriter::emit_tma(const Op& op, bool load) {
     std::string coords;
     for (size_t i = rank; i-- > 0;)
         coords += fmt::format(", (int){}", int_expr(op.coords[i], op, "coords"));
-    if (load) {
+    if (op.kind == OpKind::tma_load) {
         line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}, &tmap{}{}, {});",
                          kRankWords[rank], buffer_addr(op.dst, op).addr, map_index, coords,
                          barrier_addr(op.barrier, op).addr));
+    } else if (op.kind == OpKind::tma_prefetch) {
+        line(fmt::format("cp_async_bulk_prefetch_tensor_{}_l2_global_tile(&tmap{}{});",
+                         kRankWords[rank], map_index, coords));
     } else {
         line(fmt::format("cp_async_bulk_tensor_{}_global_shared_cta_tile_bulk_group(&tmap{}{}, {});",
                          kRankWords[rank], map_index, coords, buffer_addr(op.src, op).addr));
@@ -140,6 +169,16 @@ void KernelWriter::emit_bulk(const Op& op, bool load) {
     else
         line(fmt::format("cp_async_bulk_global_shared_cta_bulk_group({}, {}, {});", global_ptr,
                          buffer_addr(op.src, op).addr, bytes));
+}
+
+void KernelWriter::emit_bulk_prefetch(const Op& op) {
+    const GlobalTensor* g = s_.find_global(op.global);
+    if (!g) fail(op, "global names no global tensor");
+    const size_t gi = static_cast<size_t>(g - s_.globals.data());
+    const std::string offset =
+        op.global_offset.empty() ? "0ll" : int_expr(op.global_offset, op, "offset");
+    line(fmt::format("cp_async_bulk_prefetch_l2_global(global{} + {} * {}ll, (unsigned){});", gi,
+                     offset, dtype_size(g->type), int_expr(op.bytes, op, "bytes")));
 }
 
 void KernelWriter::emit_wait_group(const Op& op, bool read_only) {

@@ -1,47 +1,80 @@
 #!/usr/bin/env bash
-# One full GPU session: run on the device machine from the repo root, with the binaries
-# built on a development machine carried in .gpu/ (tmasim, test_device, and the Debian
-# shared libraries they need in .gpu/lib). Writes traces and logs under $OUT and prints a
-# summary table last.
-#   usage: device/scripts/gpu_session.sh SCENARIO.yaml...
+# One full GPU session in one call: run on the device machine from the repo root, with the
+# binaries built on a development machine carried in .gpu/ (tmasim, test_device, and the
+# Debian shared libraries they need in .gpu/lib).
+#   usage: device/scripts/gpu_session.sh [SCENARIO_DIR_OR_FILE...]   (default: scenarios/catalog)
+#
+# 1. the device tests, [gpu] ones included
+# 2. the model in batch mode over the scenarios: model traces
+# 3. the device in batch mode over the same scenarios, each diffed against its model trace:
+#    device traces under recorded/<gpu>/<relative path>.jsonl
+# 4. one `tmasim diff` per scenario (model vs device), the full report in diffs/
+# 5. a device run right after the batch (which has hangs and faults in it) still works
+# What comes back stays within the device tool's 8 files: $OUT/session.tar.gz (recorded/,
+# model/, diffs/, logs/) and $OUT/session.log (this output). The summary table is last.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 out="${OUT:-/tmp/out}"
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
-rec="$out/recorded/$gpu"; work="$out/work"
-mkdir -p "$rec" "$work"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$work/nvidia-smi.txt"
+mkdir -p "$out"
+[ $# -gt 0 ] || set -- scenarios/catalog
 
-echo "== device tests ([gpu] included)"
-.gpu/test_device --use-colour no >"$work/test_device.txt" 2>&1
-grep -B4 -A14 "FAILED" "$work/test_device.txt" | head -80
-tail -4 "$work/test_device.txt"
+session() {
+  local gpu rec work
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
+  rec="$out/recorded/$gpu"; work="$out/work"
+  mkdir -p "$rec" "$work/model" "$work/diffs" "$work/logs"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$work/logs/nvidia-smi.txt"
 
-rows=()
-for scenario in "$@"; do
-  name=$(basename "$scenario" .yaml)
-  start=$(date +%s.%N)
-  .gpu/tmasim run "$scenario" --backend device -o "$rec/$name.jsonl" >"$work/$name.device.txt" 2>&1
-  dev_rc=$?
-  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" "BEGIN{print b-a}")
-  .gpu/tmasim run "$scenario" --backend model -o "$work/$name.model.jsonl" >"$work/$name.model.txt" 2>&1
-  .gpu/tmasim diff "$work/$name.model.jsonl" "$rec/$name.jsonl" >"$work/$name.diff.txt" 2>&1
-  diff_rc=$?
-  outcome=$(tail -1 "$rec/$name.jsonl" 2>/dev/null | sed -n 's/.*"outcome":"\([a-z]*\)".*/\1/p')
-  timing=$(grep -m1 "^timing:" "$work/$name.diff.txt" | sed 's/^timing: //')
-  cat "$work/$name.device.txt" "$work/$name.diff.txt"
-  rows+=("$(printf '%-34s %-7s run=%-2s diff=%-2s %6.2fs  %s' "$name" "${outcome:-none}" "$dev_rc" "$diff_rc" "$secs" "$timing")")
-done
+  echo "== device tests ([gpu] included)"
+  .gpu/test_device --use-colour no >"$work/logs/test_device.txt" 2>&1
+  grep -B4 -A14 "FAILED" "$work/logs/test_device.txt" | head -80
+  tail -4 "$work/logs/test_device.txt"
 
-echo "== a run right after the hang still works"
-.gpu/tmasim run "$1" --backend device -o "$work/after_hang.jsonl" >"$work/after_hang.txt" 2>&1
-after_rc=$?
-tail -3 "$work/after_hang.txt"
+  echo "== model batch: $*"
+  .gpu/tmasim run "$@" --backend model -o "$work/model" >"$work/logs/model_batch.txt" 2>&1
+  model_rc=$?
+  tail -1 "$work/logs/model_batch.txt"
 
-tar -C "$out" -czf "$out/traces.tar.gz" recorded work
-rm -rf "$out/recorded" "$out/work"
-echo
-echo "== summary ($gpu)"
-printf '%-34s %-7s %-7s %-7s %-7s  %s\n' scenario outcome "run rc" "diff rc" wall "timing (model vs device)"
-for r in "${rows[@]}"; do echo "$r"; done
-echo "after-hang rerun rc=$after_rc"
+  echo "== device batch: $* (each scenario in its own process; diffed against the model)"
+  .gpu/tmasim run "$@" --backend device -o "$rec" --diff-against "$work/model" \
+    >"$work/logs/device_batch.txt" 2>&1
+  device_rc=$?
+  # The progress lines (outcome, verdict, why) now; the table comes last.
+  sed -n '/^scenario /q;p' "$work/logs/device_batch.txt"
+
+  echo "== per-scenario diffs (model A vs device B) in diffs/"
+  local n_diffs=0 n_functional=0
+  while IFS= read -r -d '' model_trace; do
+    local rel="${model_trace#"$work/model/"}"
+    local dev_trace="$rec/$rel"
+    [ -f "$dev_trace" ] || continue
+    local report="$work/diffs/${rel%.jsonl}.diff.txt"
+    mkdir -p "$(dirname "$report")"
+    .gpu/tmasim diff "$model_trace" "$dev_trace" >"$report" 2>&1 && n_functional=$((n_functional + 1))
+    n_diffs=$((n_diffs + 1))
+  done < <(find "$work/model" -name '*.jsonl' -print0 | sort -z)
+  echo "$n_diffs diffs, $n_functional functional matches (hazard scenarios may differ by design)"
+
+  echo "== a device run right after the batch still works"
+  local after=scenarios/catalog/guide/bulk_add_one_1d.yaml
+  .gpu/tmasim run "$after" --backend device -o "$work/logs/after_batch.jsonl" >"$work/logs/after_batch.txt" 2>&1
+  after_rc=$?
+  tail -3 "$work/logs/after_batch.txt"
+
+  # Keep the table and the model's last line: the logs go into the archive now.
+  local table model_line
+  table=$(sed -n '/^scenario /,$p' "$work/logs/device_batch.txt")
+  model_line=$(tail -1 "$work/logs/model_batch.txt")
+  tar -C "$out" -czf "$out/session.tar.gz" recorded work
+  rm -rf "$out/recorded" "$out/work"
+
+  echo
+  echo "== model batch: $model_line (rc=$model_rc)"
+  echo "== after-batch device rerun rc=$after_rc"
+  echo "== summary ($gpu): device batch, each scenario diffed against the model (rc=$device_rc)"
+  echo "$table"
+  return "$device_rc"
+}
+
+session "$@" 2>&1 | tee "$out/session.log"
+exit "${PIPESTATUS[0]}"

@@ -69,7 +69,8 @@ TEST_CASE("generated source contains no YAML names, labels or expression text",
                                             std::string("smem_data"), std::string("mapA")})
                 CHECK(src.find(text) == std::string::npos);
             for (const Op* op : s.all_ops()) {
-                if (!op->label.empty()) CHECK(src.find(op->label + ")") == std::string::npos);
+                // The form a label would take in a comment: "#5 tma.load (label)".
+                if (!op->label.empty()) CHECK(src.find("(" + op->label + ")") == std::string::npos);
                 if (!op->fn.empty()) CHECK(src.find(op->fn.text()) == std::string::npos);
             }
             CHECK(src.find("x + idx") == std::string::npos);

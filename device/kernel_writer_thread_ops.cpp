@@ -1,0 +1,163 @@
+// Emitters for the per-thread ops: shared.load/store and global.load (one volatile access
+// per executing thread, its width picking the instruction) and the cp.async family.
+//
+// Every executing thread computes its own element index from tid/lane/warp. The validator
+// has already checked, for every thread and loop iteration, that each access is in bounds
+// and naturally aligned, so no run-time check sits between the op's timer reads (it would
+// add cycles to exactly what a bank-conflict scenario measures).
+#include <fmt/format.h>
+
+#include "device/kernel_writer.h"
+#include "scenarios/enums.h"
+
+namespace tmasim::device {
+
+namespace {
+
+// The instruction suffix for an access of `width` bytes: b8, b16, b32, v2_b32, v4_b32.
+const char* width_suffix(int width) {
+    switch (width) {
+    case 1: return "b8";
+    case 2: return "b16";
+    case 4: return "b32";
+    case 8: return "v2_b32";
+    case 16: return "v4_b32";
+    default: return nullptr;
+    }
+}
+
+}  // namespace
+
+int KernelWriter::access_width(const Op& op, int element_size) const {
+    if (op.width.empty()) return element_size;
+    if (!op.width.is_constant()) fail(op, "width must be a constant");
+    const int64_t w = op.width.eval_int({});
+    if (!width_suffix(static_cast<int>(w)) || w % element_size != 0)
+        fail(op, fmt::format("width {} is not 1, 2, 4, 8 or 16 bytes of whole {}-byte elements", w,
+                             element_size));
+    return static_cast<int>(w);
+}
+
+// A generic pointer to element `index` of op.global.
+std::string KernelWriter::global_element_ptr(const Op& op, const Expr& index, const char* key) const {
+    const GlobalTensor* g = s_.find_global(op.global);
+    if (!g) fail(op, "global names no global tensor");
+    const size_t gi = static_cast<size_t>(g - s_.globals.data());
+    return fmt::format("global{} + {} * {}ll", gi, int_expr(index, op, key), dtype_size(g->type));
+}
+
+// Loads fold every 32-bit word they read into load_sink with xor_b32_sink, which also makes
+// the clock read that ends the op wait for the data: `complete` is when the value arrived,
+// so a bank-conflicted load (more wavefronts) or an L2 miss shows as a longer op.
+void KernelWriter::emit_shared_load(const Op& op) {
+    const SharedBuffer* buf = s_.find_shared(op.buffer.name);
+    if (!buf) fail(op, "buffer names no shared buffer");
+    const int esize = dtype_size(buf->type);
+    const int width = access_width(op, esize);
+    line(fmt::format("const unsigned addr = {} + (unsigned)({} * {}ll);", buffer_addr(op.buffer, op).addr,
+                     int_expr(op.index, op, "index"), esize));
+    if (width <= 4) {
+        line(fmt::format("xor_b32_sink(load_sink, ld_volatile_shared_{}(addr));", width_suffix(width)));
+    } else if (width == 8) {
+        line("unsigned d0, d1;");
+        line("ld_volatile_shared_v2_b32(addr, d0, d1);");
+        line("xor_b32_sink(load_sink, d0); xor_b32_sink(load_sink, d1);");
+    } else {
+        line("unsigned d0, d1, d2, d3;");
+        line("ld_volatile_shared_v4_b32(addr, d0, d1, d2, d3);");
+        line("xor_b32_sink(load_sink, d0); xor_b32_sink(load_sink, d1);");
+        line("xor_b32_sink(load_sink, d2); xor_b32_sink(load_sink, d3);");
+    }
+}
+
+void KernelWriter::emit_global_load(const Op& op) {
+    const GlobalTensor* g = s_.find_global(op.global);
+    if (!g) fail(op, "global names no global tensor");
+    const int width = access_width(op, dtype_size(g->type));
+    line(fmt::format("const unsigned char* const src = {};", global_element_ptr(op, op.index, "index")));
+    if (width <= 4) {
+        line(fmt::format("xor_b32_sink(load_sink, ld_volatile_global_{}(src));", width_suffix(width)));
+    } else if (width == 8) {
+        line("unsigned d0, d1;");
+        line("ld_volatile_global_v2_b32(src, d0, d1);");
+        line("xor_b32_sink(load_sink, d0); xor_b32_sink(load_sink, d1);");
+    } else {
+        line("unsigned d0, d1, d2, d3;");
+        line("ld_volatile_global_v4_b32(src, d0, d1, d2, d3);");
+        line("xor_b32_sink(load_sink, d0); xor_b32_sink(load_sink, d1);");
+        line("xor_b32_sink(load_sink, d2); xor_b32_sink(load_sink, d3);");
+    }
+}
+
+// shared.store: `value` is evaluated once per thread exactly as compute evaluates fn for
+// the buffer's type (64-bit integers wrapped to the type; float32 with one rounding per
+// operation, then round to nearest even to f16/bf16), and its bits are repeated over every
+// element the access covers.
+void KernelWriter::emit_shared_store(const Op& op) {
+    const SharedBuffer* buf = s_.find_shared(op.buffer.name);
+    if (!buf) fail(op, "buffer names no shared buffer");
+    if (op.value.empty()) fail(op, "shared.store needs value");
+    const int esize = dtype_size(buf->type);
+    const int width = access_width(op, esize);
+    const bool is_float = dtype_is_float(buf->type);
+    const std::string value =
+        op.value.to_cxx([&](const std::string& v) { return var_cxx(v, op, is_float); }, is_float);
+
+    std::string bits;
+    switch (buf->type) {
+    case DType::i32: bits = fmt::format("(unsigned)(long long)({})", value); break;
+    case DType::u8: bits = fmt::format("(unsigned)(unsigned char)(long long)({})", value); break;
+    case DType::f32: bits = fmt::format("__float_as_uint((float)({}))", value); break;
+    case DType::f16: bits = fmt::format("(unsigned)f32_to_f16_bits_rne((float)({}))", value); break;
+    case DType::bf16: bits = fmt::format("(unsigned)f32_to_bf16_bits_rne((float)({}))", value); break;
+    }
+    line(fmt::format("const unsigned addr = {} + (unsigned)({} * {}ll);", buffer_addr(op.buffer, op).addr,
+                     int_expr(op.index, op, "index"), esize));
+    line(fmt::format("const unsigned bits = {};", bits));
+    // One element's bits repeated across a 32-bit word; narrower stores use its low bytes.
+    if (esize == 1)
+        line("const unsigned word = bits * 0x01010101u;");
+    else if (esize == 2)
+        line("const unsigned word = bits | (bits << 16);");
+    else
+        line("const unsigned word = bits;");
+    if (width <= 4)
+        line(fmt::format("st_volatile_shared_{}(addr, word);", width_suffix(width)));
+    else if (width == 8)
+        line("st_volatile_shared_v2_b32(addr, word, word);");
+    else
+        line("st_volatile_shared_v4_b32(addr, word, word, word, word);");
+}
+
+void KernelWriter::emit_cp_async(const Op& op) {
+    const GlobalTensor* g = s_.find_global(op.global);
+    const SharedBuffer* buf = s_.find_shared(op.dst.name);
+    if (!g || !buf) fail(op, "cp.async needs a global tensor and a shared buffer");
+    if (!op.size.is_constant()) fail(op, "size must be a constant (cp-size is an immediate)");
+    const int64_t size = op.size.eval_int({});
+    if (size != 4 && size != 8 && size != 16) fail(op, "size must be 4, 8 or 16 bytes");
+    if (op.cache != "ca" && op.cache != "cg") fail(op, "cache must be ca or cg");
+    if (op.cache == "cg" && size != 16) fail(op, "cache cg copies 16 bytes only");
+    line(fmt::format("const unsigned dst = {} + (unsigned)({} * {}ll);", buffer_addr(op.dst, op).addr,
+                     int_expr(op.dst_index, op, "dst_index"), dtype_size(buf->type)));
+    line(fmt::format("const unsigned char* const src = {};", global_element_ptr(op, op.src_index, "src_index")));
+    if (op.src_size.empty())
+        line(fmt::format("cp_async_{}_shared_global<{}>(dst, src);", op.cache, size));
+    else
+        line(fmt::format("cp_async_{}_shared_global<{}>(dst, src, (unsigned){});", op.cache, size,
+                         int_expr(op.src_size, op, "src_size")));
+}
+
+void KernelWriter::emit_cp_async_wait_group(const Op& op) {
+    if (op.n.empty() || !op.n.is_constant()) fail(op, "n must be a constant (an immediate in PTX)");
+    const int64_t n = op.n.eval_int({});
+    if (n < 0 || n > 63) fail(op, "n must be in 0..63");
+    line(fmt::format("cp_async_wait_group<{}>();", n));
+}
+
+void KernelWriter::emit_cp_async_mbarrier_arrive(const Op& op) {
+    line(fmt::format("cp_async_mbarrier_arrive{}_shared_cta_b64({});", op.noinc ? "_noinc" : "",
+                     barrier_addr(op.barrier, op).addr));
+}
+
+}  // namespace tmasim::device
