@@ -1,10 +1,15 @@
 // tmasim run FILE --backend model|device: run one scenario, write its trace, check `expect`.
+// tmasim run DIR_OR_FILES... --backend model|device [-o DIR] [--diff-against DIR]: batch
+// mode (batch_run.h), for a directory, several files, or --diff-against.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/device_child.h"
 #include "cli/expectation.h"
+#include "cli/ncu_run.h"
 #include "model/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/summary.h"
@@ -14,14 +19,18 @@ namespace tmasim::cli {
 namespace {
 
 struct RunArgs {
-    std::string file;
+    std::vector<std::string> paths;
+    std::string file;  // single mode: paths[0]
     std::string backend;
     std::string output;
+    std::string diff_dir;
     std::string arch = "h100-sxm";
     uint64_t seed = 0;
     double watchdog = 1.0;
     std::string cache_dir;
     bool quiet = false;
+    bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
+    bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr;
 };
@@ -42,8 +51,45 @@ void reject_foreign_options(const RunArgs& a) {
     }
 }
 
-int run(const RunArgs& a) {
+bool is_batch(const RunArgs& a) {
+    return a.paths.size() > 1 || std::filesystem::is_directory(a.paths.at(0)) || !a.diff_dir.empty();
+}
+
+int run_many(const RunArgs& a) {
+    BatchOptions o;
+    o.backend = a.backend;
+    o.output_dir = a.output;
+    o.diff_dir = a.diff_dir;
+    o.model.arch = a.arch;
+    o.model.seed = a.seed;
+    o.device.watchdog_seconds = a.watchdog;
+    o.device.cache_dir = a.cache_dir;
+    o.quiet = a.quiet;
+    if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
+        throw std::invalid_argument("--diff-against " + o.diff_dir + ": not a directory");
+    return run_batch(collect_scenarios(a.paths), o);
+}
+
+// The same single device run, re-run by ncu in a process that does not fork (ncu profiles
+// the process it starts).
+int run_with_ncu(const RunArgs& a) {
+    if (a.backend != "device") throw std::invalid_argument("--ncu applies to --backend device only");
+    std::vector<std::string> inner = {"run", a.file, "--backend", "device", "--no-isolation",
+                                      "--watchdog", std::to_string(a.watchdog)};
+    if (!a.output.empty()) inner.insert(inner.end(), {"--output", a.output});
+    if (!a.cache_dir.empty()) inner.insert(inner.end(), {"--cache-dir", a.cache_dir});
+    if (a.quiet) inner.push_back("--quiet");
+    return run_under_ncu(inner);
+}
+
+int run(RunArgs& a) {
     reject_foreign_options(a);
+    if (is_batch(a)) {
+        if (a.ncu) throw std::invalid_argument("--ncu profiles one scenario, not a batch");
+        return run_many(a);
+    }
+    a.file = a.paths.at(0);
+    if (a.ncu) return run_with_ncu(a);
     Scenario scenario = load_scenario_file(a.file);
     const bool on_device = a.backend == "device";
 
@@ -52,7 +98,7 @@ int run(const RunArgs& a) {
         DeviceOptions opt;
         opt.watchdog_seconds = a.watchdog;
         opt.cache_dir = a.cache_dir;
-        result = run_device_isolated(scenario, opt);
+        result = a.no_isolation ? run_device(scenario, opt) : run_device_isolated(scenario, opt);
     } else {
         ModelOptions opt;
         opt.arch = a.arch;
@@ -84,11 +130,20 @@ int run(const RunArgs& a) {
 void add_run_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<RunArgs>();
     CLI::App* sub = app.add_subcommand("run", "Run a scenario on the model or the device; check its `expect`");
-    sub->add_option("file", a->file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+    sub->add_option("paths", a->paths,
+                    "Scenario YAML file; or several files and directories (batch mode: directories are "
+                    "walked for *.yaml, skipping `invalid` folders)")
+        ->required()
+        ->check(CLI::ExistingPath);
     sub->add_option("--backend,-b", a->backend, "Where to run it")
         ->required()
         ->check(CLI::IsMember({"model", "device"}));
-    sub->add_option("--output,-o", a->output, "Write the trace (JSONL) to this file");
+    sub->add_option("--output,-o", a->output,
+                    "Write the trace (JSONL) to this file; batch mode: one trace per scenario under this "
+                    "directory, DIR/<relative path>.jsonl");
+    sub->add_option("--diff-against", a->diff_dir,
+                    "Batch mode: diff each run against DIR/<relative path>.jsonl (e.g. the other backend's "
+                    "traces) and add memory and timing columns to the table");
     a->arch_opt = sub->add_option("--arch", a->arch, "Model: arch config, e.g. h100-sxm, h200")
                       ->capture_default_str();
     a->seed_opt = sub->add_option("--seed", a->seed, "Model: seed for its random choices")->capture_default_str();
@@ -97,9 +152,20 @@ void add_run_command(CLI::App& app, Action& action) {
                           ->capture_default_str();
     a->cache_opt = sub->add_option("--cache-dir", a->cache_dir, "Device: where compiled kernels are cached");
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
+    sub->add_flag("--ncu", a->ncu,
+                  "Device, one scenario: run it under Nsight Compute (ncu --clock-control none) and print "
+                  "the shared-memory bank-conflict and wavefront counters of its kernel");
+    sub->add_flag("--no-isolation", a->no_isolation, "Device: run in this process (what --ncu uses)")
+        ->group("");  // hidden: a fault here kills the CLI
     sub->footer("Exit codes: 0 the outcome matches `expect`; 1 it does not; 2 bad input or the run could not "
                 "be done (e.g. no CUDA driver). Device runs happen in a child process, so a crash is "
-                "reported as outcome fault and a run past watchdog + 60 s as hang.");
+                "reported as outcome fault and a run past watchdog + 60 s as hang.\n"
+                "Batch mode (a directory, several files, or --diff-against): every scenario runs on its own "
+                "and a summary table ends the output, with the line \"N scenarios: A agree, B disagree, "
+                "C skipped\". Exit 1 if any scenario disagrees (its outcome misses `expect`, or, diffed, "
+                "an `ok` scenario's final memory differs from the reference); else 2 if any scenario could "
+                "not be loaded or built, or if none ran at all (e.g. every one skipped: no CUDA driver); "
+                "else 0. Scenarios skipped because they need another GPU (sm_100) do not fail the batch.");
     sub->callback([a, &action] { action = [a] { return run(*a); }; });
 }
 

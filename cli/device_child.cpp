@@ -14,14 +14,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "device/cuda_driver.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
 namespace tmasim::cli {
 namespace {
 
-// Child exit status meaning "run_device threw; the message is in error.txt".
+// Child exit statuses meaning "run_device threw; the message is in error.txt": the run
+// cannot happen on this machine (DeviceUnavailable), or any other error.
 constexpr int kChildThrew = 3;
+constexpr int kChildUnavailable = 4;
 
 // A private temporary directory for the child's trace and error message, removed on exit.
 class TempDir {
@@ -46,6 +49,9 @@ private:
     int status = 0;
     try {
         write_trace_file(run_device(scenario, options), dir.file("trace.jsonl"));
+    } catch (const device::DeviceUnavailable& e) {
+        std::ofstream(dir.file("error.txt")) << e.what();
+        status = kChildUnavailable;
     } catch (const std::exception& e) {
         std::ofstream(dir.file("error.txt")) << e.what();
         status = kChildThrew;
@@ -122,9 +128,11 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
                                     strsignal(sig) + ")");
     }
     int code = WEXITSTATUS(status);
-    if (code == kChildThrew) {
+    if (code == kChildThrew || code == kChildUnavailable) {
         std::string message = slurp(dir.file("error.txt"));
-        throw std::runtime_error(message.empty() ? "the device run failed without a message" : message);
+        if (message.empty()) message = "the device run failed without a message";
+        if (code == kChildUnavailable) throw device::DeviceUnavailable(message);
+        throw std::runtime_error(message);
     }
     if (code != 0)
         return synthetic_result(scenario, Outcome::fault, "device.process_exit",

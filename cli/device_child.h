@@ -17,8 +17,10 @@ constexpr double kDeviceGraceSeconds = 60.0;
 // The child's RunResult, read back through a temporary trace file. When the child dies
 // from a signal the result is outcome `fault`; when it outlives watchdog + grace it is
 // killed and the result is `hang`; either way with a diagnostic saying what happened.
-// When run_device itself throws in the child (no CUDA driver, a GPU too old, a JIT error),
-// this throws std::runtime_error with the child's message: no run happened, so no verdict.
+// When run_device itself throws in the child, no run happened, so there is no verdict:
+// this throws device::DeviceUnavailable with the child's message when the run cannot happen
+// on this machine (no CUDA driver, no GPU, a GPU other than the scenario's arch), and
+// std::runtime_error with it for everything else (a codegen or JIT error).
 RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& options);
 
 }  // namespace tmasim::cli

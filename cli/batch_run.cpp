@@ -1,0 +1,186 @@
+// Batch mode: find the scenarios, run each one on its own (device runs in a child process
+// each, so a fault or a hang ends that run only), write and diff its trace.
+#include "cli/batch_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "cli/device_child.h"
+#include "cli/expectation.h"
+#include "device/cuda_driver.h"
+#include "scenarios/loader.h"
+#include "traces/trace_diff.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace tmasim::cli {
+namespace fs = std::filesystem;
+namespace {
+
+bool under_invalid(const fs::path& rel) {
+    for (const fs::path& part : rel)
+        if (part == "invalid") return true;
+    return false;
+}
+
+std::string one_line(std::string text) {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+// "guide/a.yaml" -> DIR/guide/a.jsonl
+std::string trace_path(const std::string& dir, const std::string& rel) {
+    return (fs::path(dir) / fs::path(rel).replace_extension(".jsonl")).string();
+}
+
+// The run itself: a RunResult, or the row says why there is none.
+bool run_scenario(const Scenario& s, const BatchOptions& o, BatchRow& row, RunResult& result) {
+    try {
+        result = o.backend == "device" ? run_device_isolated(s, o.device) : run_model(s, o.model);
+        return true;
+    } catch (const device::DeviceUnavailable& e) {
+        row.verdict = BatchRow::Verdict::skipped;
+        row.result = "skipped";
+        row.why = one_line(e.what());
+    } catch (const std::exception& e) {
+        row.verdict = BatchRow::Verdict::error;
+        row.result = "error";
+        row.why = one_line(e.what());
+    }
+    return false;
+}
+
+// Diffs against DIR/<rel>.jsonl, the reference as A when this run is the device's (the
+// device is the timing reference B either way).
+void diff_against(const Scenario& s, const RunResult& result, const OpNames& names, const BatchOptions& o,
+                  BatchRow& row) {
+    row.diffed = true;
+    const std::string ref_path = trace_path(o.diff_dir, row.rel);
+    if (!fs::exists(ref_path)) {
+        row.memory = "no reference";
+        return;
+    }
+    const TraceFile ref = read_trace_file(ref_path);
+    DiffOptions options;
+    options.op_names = names;
+    options.op_names.insert(ref.op_names.begin(), ref.op_names.end());
+    const bool device = o.backend == "device";
+    const DiffReport report = device ? diff_traces(ref.result, result, options)
+                                     : diff_traces(result, ref.result, options);
+    row.memory = report.memory_match() ? "match" : "DIFFER";
+    row.timing_median = report.events.median;
+    row.timing_p90 = report.events.p90;
+    row.timing_paired = report.events.paired;
+    // Both ran ok, as expected: then the bytes must agree too.
+    if (s.expect.outcome == Outcome::ok && report.outcome_a == Outcome::ok &&
+        report.outcome_b == Outcome::ok && !report.memory_match() && row.verdict == BatchRow::Verdict::agree) {
+        row.verdict = BatchRow::Verdict::disagree;
+        row.result = "FAIL";
+        row.why = "final memory differs from " + ref_path + " (tmasim diff shows where)";
+    }
+}
+
+}  // namespace
+
+std::vector<BatchInput> collect_scenarios(const std::vector<std::string>& args) {
+    std::vector<BatchInput> inputs;
+    for (const std::string& arg : args) {
+        const fs::path root(arg);
+        if (fs::is_directory(root)) {
+            std::vector<BatchInput> found;
+            for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+                const fs::path rel = it->path().lexically_relative(root);
+                if (it->is_directory() && rel.filename() == "invalid") {
+                    it.disable_recursion_pending();
+                    continue;
+                }
+                if (it->is_regular_file() && it->path().extension() == ".yaml" && !under_invalid(rel))
+                    found.push_back({it->path().string(), rel.generic_string()});
+            }
+            std::sort(found.begin(), found.end(), [](const BatchInput& a, const BatchInput& b) { return a.rel < b.rel; });
+            inputs.insert(inputs.end(), found.begin(), found.end());
+        } else if (fs::is_regular_file(root)) {
+            inputs.push_back({root.string(), root.filename().string()});
+        } else {
+            throw std::invalid_argument(arg + ": no such file or directory");
+        }
+    }
+    std::map<std::string, std::string> seen;
+    for (const BatchInput& in : inputs) {
+        auto [it, fresh] = seen.emplace(in.rel, in.path);
+        if (!fresh)
+            throw std::invalid_argument("two scenarios would share the trace name " + in.rel + ": " + it->second +
+                                        " and " + in.path + "; pass their directory instead");
+    }
+    return inputs;
+}
+
+BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
+    BatchRow row;
+    row.rel = input.rel;
+    const auto start = std::chrono::steady_clock::now();
+    auto finish = [&]() -> BatchRow {
+        row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return row;
+    };
+
+    Scenario s;
+    try {
+        s = load_scenario_file(input.path);
+    } catch (const std::exception& e) {
+        row.result = "error";
+        row.why = one_line(e.what());
+        return finish();
+    }
+    row.expected = to_string(s.expect.outcome);
+
+    RunResult result;
+    if (!run_scenario(s, o, row, result)) return finish();
+    row.got = to_string(result.outcome);
+
+    const bool on_device = o.backend == "device";
+    const ExpectationCheck check = check_expectation(s, result, on_device);
+    row.verdict = check.passed ? BatchRow::Verdict::agree : BatchRow::Verdict::disagree;
+    row.result = !check.passed ? "FAIL" : check.checked ? "PASS" : "not checked";
+    if (!check.passed) row.why = "expected " + check.expected + ", got " + check.got;
+    for (const std::string& note : check.notes) row.why += (row.why.empty() ? "" : "; ") + note;
+
+    const OpNames names = op_names_of(s);
+    try {
+        if (!o.output_dir.empty()) {
+            const std::string path = trace_path(o.output_dir, row.rel);
+            fs::create_directories(fs::path(path).parent_path());
+            write_trace_file(result, path, names);
+        }
+        if (!o.diff_dir.empty()) diff_against(s, result, names, o, row);
+    } catch (const std::exception& e) {
+        row.verdict = BatchRow::Verdict::error;
+        row.result = "error";
+        row.why = one_line(e.what());
+    }
+    return finish();
+}
+
+int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
+    std::vector<BatchRow> rows;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        rows.push_back(run_one(inputs[i], o));
+        const BatchRow& r = rows.back();
+        if (o.quiet) continue;
+        std::cout << fmt::format("[{}/{}] {}: {} {} ({:.2f} s)\n", i + 1, inputs.size(), r.rel, r.got, r.result,
+                                 r.wall_s);
+        if (!r.why.empty()) std::cout << "        " << r.why << '\n';
+        std::cout.flush();
+    }
+    std::cout << '\n';
+    print_batch_table(rows, !o.diff_dir.empty(), std::cout);
+    return batch_exit_code(rows);
+}
+
+}  // namespace tmasim::cli

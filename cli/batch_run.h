@@ -1,0 +1,73 @@
+#pragma once
+// Batch mode of `tmasim run`: many scenarios (directories walked recursively), each run on
+// one backend, its trace written under an output directory and optionally diffed against a
+// trace of the same relative name, then one summary table.
+//
+// Verdict per scenario:
+//   agree     its outcome meets `expect` (PASS, or "not checked" where the backend cannot
+//             observe it, e.g. a hazard on the device)
+//   disagree  it does not (FAIL); with --diff-against, also a scenario expected `ok` whose
+//             final memory differs from the reference's while both ran ok
+//   skipped   the run cannot happen here (device: no CUDA driver, no GPU, a GPU other than
+//             the scenario's arch); nothing ran
+//   error     no verdict: the file does not load, the kernel does not build, a trace
+//             cannot be written
+// Exit code (commands.h): 1 if any scenario disagrees; else 2 if any error or if nothing
+// ran at all (every scenario skipped: e.g. no CUDA driver); else 0. Scenarios skipped for
+// their arch (sm_100 on a Hopper) do not fail a batch in which others ran.
+#include <string>
+#include <vector>
+
+#include "device/run_device.h"
+#include "model/run_model.h"
+
+namespace tmasim::cli {
+
+struct BatchOptions {
+    std::string backend;     // "model" or "device"
+    std::string output_dir;  // "": write no traces
+    std::string diff_dir;    // "": no diff
+    ModelOptions model;
+    DeviceOptions device;
+    bool quiet = false;      // no progress lines, only the table
+};
+
+// One scenario file and the name its trace gets: the path relative to the directory
+// argument it was found under, or the file name for a file argument.
+struct BatchInput {
+    std::string path;
+    std::string rel;  // "guide/bulk_add_one_1d.yaml"
+};
+
+// Directories are walked recursively for *.yaml, skipping every path component named
+// `invalid` (scenarios meant to fail loading); order: arguments in order, each sorted.
+// Throws std::invalid_argument for a path that is neither, or two inputs with one name.
+std::vector<BatchInput> collect_scenarios(const std::vector<std::string>& args);
+
+struct BatchRow {
+    enum class Verdict { agree, disagree, skipped, error };
+    std::string rel;
+    std::string expected = "-";  // expect.outcome
+    std::string got = "-";       // the run's outcome; "-" when nothing ran
+    Verdict verdict = Verdict::error;
+    std::string result;          // PASS, FAIL, not checked, skipped, error
+    std::string why;             // one line for every row that is not a plain PASS
+    double wall_s = 0;
+    // --diff-against only
+    bool diffed = false;
+    std::string memory;          // "match", "DIFFER", "no reference"
+    double timing_median = 0, timing_p90 = 0;
+    size_t timing_paired = 0;
+};
+
+BatchRow run_one(const BatchInput& input, const BatchOptions& options);
+
+// Runs every input, printing a progress line per scenario, then the table and the final
+// line "N scenarios: A agree, B disagree, C skipped"; returns the exit code.
+int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& options);
+
+// The table and the final line (exposed for tests).
+void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostream& out);
+int batch_exit_code(const std::vector<BatchRow>& rows);
+
+}  // namespace tmasim::cli
