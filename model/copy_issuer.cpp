@@ -1,5 +1,7 @@
 #include "model/copy_issuer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <tuple>
 
@@ -57,17 +59,24 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         const bool indexed = !op_.barrier.index.empty();
         r.barrier = cta_.barriers().index_of(op_.barrier.name, indexed ? eval(op_.barrier.index, 0) : 0,
                                              indexed);
-        AsyncWrite w;
-        w.kind = AsyncWrite::Kind::tma;
-        std::tie(w.first, w.last) = is_tensor(op_.kind)
+        const auto [first, last] = is_tensor(op_.kind)
             ? TensorCopy(cta_.run().global.tensor(r.tensor), *r.map).smem_span(r.smem_offset)
             : std::make_pair(r.smem_offset, r.smem_offset + r.bytes - 1);
-        w.agent = cta_.tracker().tma_agent(r.barrier);
-        w.op = op_.id;
-        w.issuer = thread;
-        w.barrier = r.barrier;
-        w.issue_phase = cta_.barriers().at(r.barrier).state.phase();
-        r.write_id = cta_.async_writes().add(w);
+        const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
+        for (int64_t done = 0; done < r.bytes; done += chunk) {
+            AsyncWrite w;
+            w.kind = AsyncWrite::Kind::tma;
+            w.first = first + done;
+            w.last = done + chunk >= r.bytes ? last : std::min(last, first + done + chunk - 1);
+            w.agent = cta_.tracker().tma_agent(r.barrier);
+            w.op = op_.id;
+            w.issuer = thread;
+            w.barrier = r.barrier;
+            w.issue_phase = cta_.barriers().at(r.barrier).state.phase();
+            TmaRequest::Chunk c{w.first, w.last, std::min(chunk, r.bytes - done), -1};
+            c.write_id = cta_.async_writes().add(w);
+            r.chunks.push_back(c);
+        }
         cta_.async_writes().prune(cta_.tracker());
         return;
     }

@@ -68,8 +68,14 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
             case BarrierAction::increment_pending: b.state.increment_pending(); break;
         }
     } catch (const MbarrierError& e) {
-        hazard(op, site, e.rule(), fmt::format("{}: barrier {}: {}", op_title(op), b.name, e.what()),
-               {{"barrier", b.name}});
+        const std::string message = fmt::format("{}: barrier {}: {}", op_title(op), b.name, e.what());
+        // The tx-count leaving its range is undefined in PTX; an H200 traps on it
+        // (teach/05_tx_overflow: CUDA_ERROR_LAUNCH_FAILED), so the model predicts a fault.
+        if (HazardRules::get(e.rule()).outcome == Outcome::fault) {
+            fault(op, site, message, e.rule());
+        } else {
+            hazard(op, site, e.rule(), message, {{"barrier", b.name}});
+        }
         return false;
     }
     if (action == BarrierAction::init || action == BarrierAction::inval) {

@@ -156,21 +156,21 @@ void TmaEngine::land(InFlight& f) {
         // The bytes are signed by the TMA agent of the barrier they complete on, so only
         // the waiters of that phase know them (AsyncWriteRegistry).
         const int agent = cta_.tracker().tma_agent(r.barrier);
-        uint32_t landed = 0;
-        if (is_tensor(r.kind)) {
-            const TensorCopy copy(run.global.tensor(r.tensor), *r.map);
-            copy.scatter_smem(f.payload, cta_.smem(), r.smem_offset);
-            const auto span = copy.smem_span(r.smem_offset);
-            landed = cta_.tracker().async_write(span.first, span.second - span.first + 1, r.site.op, agent);
-        } else {
+        if (is_tensor(r.kind))
+            TensorCopy(run.global.tensor(r.tensor), *r.map).scatter_smem(f.payload, cta_.smem(), r.smem_offset);
+        else
             TensorCopy::bulk_copy(f.payload, 0, cta_.smem(), r.smem_offset, r.bytes, "bulk.load destination");
-            landed = cta_.tracker().async_write(r.smem_offset, r.bytes, r.site.op, agent);
-        }
-        cta_.async_writes().landed(r.write_id, landed);
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
-        // A tensor load signals the whole box, OOB fill included (A6).
-        cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, r.bytes, r.thread,
-                            *r.op, r.site);
+        // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
+        // box, OOB fill included (A6). A phase that completes on an early chunk publishes
+        // only the chunks before it, so readers of the later ones race (race.early_pass).
+        for (const TmaRequest::Chunk& c : r.chunks) {
+            const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
+            cta_.async_writes().landed(c.write_id, landed);
+            if (!cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, c.credit, r.thread, *r.op,
+                                     r.site))
+                break;  // the barrier refused the credit (a reported fault or hazard)
+        }
         return;
     }
     std::vector<uint8_t>& global = run.global.bytes(r.tensor);

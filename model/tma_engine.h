@@ -38,7 +38,15 @@ struct TmaRequest {
     int64_t bytes = 0;
     int barrier = -1;               // loads
     int bulk_token = -1;            // stores
-    int write_id = -1;              // loads: AsyncWriteRegistry id
+    // Loads land and credit their barrier in chunks (tma_complete_tx_chunk_bytes): a
+    // phase can complete on part of a copy when the expected bytes are fewer than the
+    // box, as on the hardware; the rest counts against the next phase.
+    struct Chunk {
+        int64_t first = 0, last = 0;  // shared-memory bytes the chunk covers
+        int64_t credit = 0;           // bytes its complete_tx signals
+        int write_id = -1;            // AsyncWriteRegistry id
+    };
+    std::vector<Chunk> chunks;
 };
 
 class TmaEngine : public sc_core::sc_module {

@@ -74,7 +74,9 @@ TimingSummary summarize(const std::vector<TimingRow>& rows, double tolerance) {
     return s;
 }
 
-MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b) {
+// `faulted_*`: that run ended in a fault, after which a GPU context cannot be read, so an
+// image it lacks is no functional difference (the outcomes are compared on their own).
+MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulted_a, bool faulted_b) {
     MemoryDiff d;
     const MemoryImage* any = a ? a : b;
     d.space = any->space;
@@ -84,7 +86,8 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b) {
     d.size_b = b ? b->bytes.size() : 0;
     if (!a || !b) {
         d.status = a ? MemoryDiff::Status::missing_in_b : MemoryDiff::Status::missing_in_a;
-        d.is_mismatch = d.space == "global";
+        const bool lacking_side_faulted = a ? faulted_b : faulted_a;
+        d.is_mismatch = d.space == "global" && !lacking_side_faulted;
         return d;
     }
     if (d.size_a != d.size_b) {
@@ -108,7 +111,8 @@ std::vector<MemoryDiff> compare_memory(const RunResult& a, const RunResult& b) {
     for (const MemoryImage& m : a.memory) pairs[{m.space, m.name, m.cta}].first = &m;
     for (const MemoryImage& m : b.memory) pairs[{m.space, m.name, m.cta}].second = &m;
     std::vector<MemoryDiff> out;
-    for (const auto& [id, p] : pairs) out.push_back(compare_image(p.first, p.second));
+    for (const auto& [id, p] : pairs)
+        out.push_back(compare_image(p.first, p.second, a.outcome == Outcome::fault, b.outcome == Outcome::fault));
     // Globals first: they are the scenario's answer.
     std::stable_sort(out.begin(), out.end(), [](const MemoryDiff& x, const MemoryDiff& y) {
         return (x.space == "global") > (y.space == "global");

@@ -38,8 +38,11 @@ std::string arch_for(const std::string& gpu) { return gpu.find("H200") != std::s
 TEST_CASE("the model agrees with every recorded hardware trace on outcome and bytes", "[regress]") {
     auto traces = recorded_traces();
     REQUIRE(traces.size() >= 2);  // at least the two guide scenarios were recorded
+    int compared = 0, races = 0;
+    // One loop, no sections: Catch re-enters a test case per section, which would reset the
+    // counts printed at the end.
     for (const fs::path& path : traces) {
-        DYNAMIC_SECTION(path.filename().string()) {
+        {
             TraceFile device = read_trace_file(path.string());
             const Provenance& prov = device.result.provenance;
             INFO("trace " << path.string() << " recorded on " << prov.gpu);
@@ -53,18 +56,33 @@ TEST_CASE("the model agrees with every recorded hardware trace on outcome and by
             ModelOptions options;
             options.arch = arch_for(prov.gpu);
             RunResult model = run_model(sc, options);
+            if (model.outcome == Outcome::hazard) {
+                // A race or undefined behaviour: what the hardware shows depends on timing
+                // (stale bytes or not, a pass or a hang), so there is nothing to agree on.
+                // The model's report itself is checked by the catalog tests.
+                ++races;
+                continue;
+            }
+            INFO("model outcome " << to_string(model.outcome) << ", device outcome "
+                                  << to_string(device.result.outcome));
+            ++compared;
             DiffReport report = diff_traces(model, device.result);
             std::ostringstream text;
             print_diff(report, text);
             INFO(text.str());
             CHECK(to_string(model.outcome) == to_string(device.result.outcome));
             CHECK(report.memory_match());
-            // Every global tensor must have been compared, not skipped.
-            size_t globals = std::count_if(report.memory.begin(), report.memory.end(),
-                                           [](const MemoryDiff& m) { return m.space == "global"; });
-            CHECK(globals == sc.globals.size());
+            // Every global tensor must have been compared, not skipped (after a fault the
+            // device cannot read memory back, so there is nothing to compare).
+            if (model.outcome != Outcome::fault) {
+                size_t globals = std::count_if(report.memory.begin(), report.memory.end(),
+                                               [](const MemoryDiff& m) { return m.space == "global" && !m.is_mismatch && m.status == MemoryDiff::Status::equal; });
+                CHECK(globals == sc.globals.size());
+            }
         }
     }
+    WARN(compared << " recorded traces compared with the model on outcome and bytes; " << races
+                  << " race scenarios not compared (timing-dependent on hardware)");
 }
 
 // A CTA barrier releases nobody before its last warp arrives, and a trace must show that.

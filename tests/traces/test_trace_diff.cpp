@@ -65,6 +65,21 @@ TEST_CASE("diff treats missing globals as mismatches, missing shared buffers as 
     CHECK_FALSE(sized.functional_match());
 }
 
+TEST_CASE("after a fault on both sides, images the faulted run could not read back are not compared", "[traces][diff]") {
+    RunResult model = sample_run(), device = sample_run();
+    model.outcome = Outcome::fault;
+    device.outcome = Outcome::fault;
+    device.memory.clear();  // the GPU context is gone after a fault
+    DiffReport r = diff_traces(model, device);
+    CHECK(r.memory[0].status == MemoryDiff::Status::missing_in_b);
+    CHECK_FALSE(r.memory[0].is_mismatch);
+    CHECK(r.functional_match());
+    // Only the faulted side is excused: a missing global on a run that finished still counts.
+    model.outcome = Outcome::ok;
+    device.outcome = Outcome::ok;
+    CHECK_FALSE(diff_traces(model, device).functional_match());
+}
+
 TEST_CASE("an outcome mismatch is a functional failure even with equal bytes", "[traces][diff]") {
     RunResult a = sample_run(), b = sample_run();
     b.outcome = Outcome::ok;
