@@ -35,6 +35,7 @@ BankCost BankModel::cost(const std::vector<LaneAccess>& lanes, int width) {
         int64_t ways = 1;
         for (const auto& bank : words) ways = std::max<int64_t>(ways, bank.size());
         total.wavefronts += ways;
+        total.ideal_wavefronts += 1;
         total.conflict_ways = std::max(total.conflict_ways, ways);
     }
     return total;

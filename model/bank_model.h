@@ -26,6 +26,11 @@ namespace tmasim::model {
 struct BankCost {
     int64_t wavefronts = 0;     // 128-byte passes the access needs in all
     int64_t conflict_ways = 0;  // the worst phase's wavefronts; 1 = no conflict
+    int64_t ideal_wavefronts = 0;  // one per phase with an active lane
+    // Nsight Compute's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}: the
+    // wavefronts beyond the ideal ones (equal on the H200 for strides 1-33 and swizzled
+    // 16-byte reads: traces/recorded/NVIDIA-H200/ncu/bank_conflicts.json).
+    int64_t conflicts() const { return wavefronts - ideal_wavefronts; }
 };
 
 class BankModel {

@@ -84,6 +84,7 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
     const BankCost c = BankModel::cost(accesses, width);
     detail["wavefronts"] = std::to_string(c.wavefronts);
     detail["conflict_ways"] = std::to_string(c.conflict_ways);
+    detail["bank_conflicts"] = std::to_string(c.conflicts());
     const TimingParams& tp = cta_.run().timing;
     return tp.shared_access_cycles + (c.wavefronts - 1) * tp.shared_wavefront_cycles;
 }

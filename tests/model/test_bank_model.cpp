@@ -72,3 +72,21 @@ TEST_CASE("bank model: a 16-byte column over 8 rows of 128 B, unswizzled vs 128B
     CHECK(BankModel::cost(rows64, 16).conflict_ways == 4);
     CHECK(BankModel::cost(rows32, 16).conflict_ways == 2);
 }
+
+TEST_CASE("bank conflicts count the wavefronts beyond one per phase, as Nsight Compute does", "[model][bank]") {
+    using tmasim::model::BankModel;
+    std::vector<BankModel::LaneAccess> column, linear;
+    // 16-byte loads: 32 lanes read one 16-byte column of 32 rows of 128 bytes (8-way per
+    // quarter-warp phase), then 512 contiguous bytes (conflict-free).
+    for (int lane = 0; lane < 32; ++lane) {
+        column.push_back({lane, int64_t(lane) * 128});
+        linear.push_back({lane, int64_t(lane) * 16});
+    }
+    const auto c = BankModel::cost(column, 16);
+    CHECK(c.wavefronts == 32);
+    CHECK(c.ideal_wavefronts == 4);
+    CHECK(c.conflicts() == 28);
+    const auto l = BankModel::cost(linear, 16);
+    CHECK(l.wavefronts == 4);
+    CHECK(l.conflicts() == 0);
+}
