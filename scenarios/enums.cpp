@@ -59,7 +59,17 @@ const Table<OpKind>& op_table() {
         {OpKind::cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive"},
         {OpKind::tma_prefetch, "tma.prefetch"},
         {OpKind::bulk_prefetch, "bulk.prefetch"},
+        {OpKind::bulk_reduce, "bulk.reduce"},
+        {OpKind::tma_reduce, "tma.reduce"},
+        {OpKind::tma_gather4, "tma.gather4"},
+        {OpKind::tma_scatter4, "tma.scatter4"},
     };
+    return t;
+}
+const Table<ReduceOp>& reduce_table() {
+    static const Table<ReduceOp> t = {
+        {ReduceOp::add, "add"}, {ReduceOp::min, "min"}, {ReduceOp::max, "max"}, {ReduceOp::inc, "inc"},
+        {ReduceOp::dec, "dec"}, {ReduceOp::and_, "and"}, {ReduceOp::or_, "or"},   {ReduceOp::xor_, "xor"}};
     return t;
 }
 const Table<EventKind>& event_table() {
@@ -97,6 +107,21 @@ std::string to_string(OobFill v) { return name_of(oob_table(), v); }
 std::string to_string(Outcome v) { return name_of(outcome_table(), v); }
 std::string to_string(OpKind v) { return name_of(op_table(), v); }
 std::string to_string(EventKind v) { return name_of(event_table(), v); }
+std::string to_string(ReduceOp v) { return name_of(reduce_table(), v); }
+std::optional<ReduceOp> parse_reduce_op(const std::string& s) { return lookup(reduce_table(), s); }
+std::string allowed_reduce_ops() { return list_of(reduce_table()); }
+
+bool reduce_supported(ReduceOp op, DType t) {
+    switch (t) {
+    case DType::f32: return op == ReduceOp::add;                            // .add.f32
+    case DType::f16:
+    case DType::bf16: return op == ReduceOp::add || op == ReduceOp::min || op == ReduceOp::max;  // .noftz add, min, max
+    case DType::i32: return op == ReduceOp::add || op == ReduceOp::min || op == ReduceOp::max ||
+                            op == ReduceOp::and_ || op == ReduceOp::or_ || op == ReduceOp::xor_;  // .s32 / .b32
+    case DType::u8: return false;
+    }
+    return false;
+}
 
 std::optional<DType> parse_dtype(const std::string& s) { return lookup(dtype_table(), s); }
 std::optional<Swizzle> parse_swizzle(const std::string& s) { return lookup(swizzle_table(), s); }

@@ -44,13 +44,23 @@ enum class OpKind {
     // L2 prefetches through the TMA unit.
     tma_prefetch,
     bulk_prefetch,
+    // Reductions into global memory through the TMA unit (cp.reduce.async.bulk).
+    bulk_reduce,
+    tma_reduce,
+    // Blackwell (sm_100) row gathers and scatters of a 2-D tensor map.
+    tma_gather4,
+    tma_scatter4,
 };
+
+// The element operation of a bulk/tensor reduction.
+enum class ReduceOp { add, min, max, inc, dec, and_, or_, xor_ };
 
 std::string to_string(DType v);
 std::string to_string(Swizzle v);
 std::string to_string(OobFill v);
 std::string to_string(Outcome v);
 std::string to_string(OpKind v);  // the YAML spelling: "mbarrier.arrive_expect_tx"
+std::string to_string(ReduceOp v);  // "add", "and", ...
 
 // nullopt when `text` is not a known spelling; allowed_*() list them for messages.
 std::optional<DType> parse_dtype(const std::string& text);
@@ -58,6 +68,11 @@ std::optional<Swizzle> parse_swizzle(const std::string& text);
 std::optional<OobFill> parse_oob_fill(const std::string& text);
 std::optional<Outcome> parse_outcome(const std::string& text);
 std::optional<OpKind> parse_op_kind(const std::string& text);
+std::optional<ReduceOp> parse_reduce_op(const std::string& text);
+std::string allowed_reduce_ops();
+// Whether PTX's cp.reduce.async.bulk(.tensor) with a global destination supports `op` on
+// elements of `t` (semantics.md D24; PTX 9.7.9.25.4.2, 9.7.9.27.1.3).
+bool reduce_supported(ReduceOp op, DType t);
 std::string allowed_dtypes();
 std::string allowed_swizzles();
 std::string allowed_oob_fills();

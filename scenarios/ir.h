@@ -129,6 +129,11 @@ struct Op {
     Expr size;             // cp.async: cp-size in bytes (4, 8, 16)
     Expr src_size;         // cp.async: bytes read from global (< size zero-fills the rest)
     std::string cache = "ca";  // cp.async: "ca" or "cg" (cg needs size 16)
+    ReduceOp reduce = ReduceOp::add;  // bulk.reduce / tma.reduce: the element operation
+    // tma.gather4 / tma.scatter4: four row coordinates and one column coordinate of a
+    // 2-D map whose box is [1, width]; the four rows move as one 4 x width tile.
+    std::vector<Expr> rows;
+    Expr col;
     bool noinc = false;    // cp.async.mbarrier.arrive.noinc
     // loop
     std::string var;

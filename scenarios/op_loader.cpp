@@ -39,6 +39,10 @@ const std::map<OpKind, std::string>& op_keys() {
         {OpKind::cp_async_mbarrier_arrive, "barrier, noinc"},
         {OpKind::tma_prefetch, "map, coords"},
         {OpKind::bulk_prefetch, "global, offset, bytes"},
+        {OpKind::bulk_reduce, "src, global, offset, bytes, reduce"},
+        {OpKind::tma_reduce, "map, coords, src, reduce"},
+        {OpKind::tma_gather4, "map, rows, col, dst, barrier"},
+        {OpKind::tma_scatter4, "map, rows, col, src"},
     };
     return keys;
 }
@@ -84,6 +88,13 @@ Ref read_ref(MapReader& m, const std::string& key) {
     return r;
 }
 
+ReduceOp read_reduce(MapReader& m) {
+    const std::string text = m.string("reduce");
+    auto r = parse_reduce_op(text);
+    if (!r) m.fail("reduce", "unknown reduction \"" + text + "\"; allowed: " + allowed_reduce_ops());
+    return *r;
+}
+
 Op read_op(const YAML::Node& node, const std::string& file, const std::string& path, int& next_id) {
     MapReader m(node, file, path);
     Op op;
@@ -120,6 +131,32 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.barrier = read_ref(m, "barrier");
         op.parity = m.expr("parity");
         break;
+    case OpKind::tma_gather4:
+    case OpKind::tma_scatter4: {
+        op.map = m.string("map");
+        YAML::Node rows = m.node("rows");
+        if (!rows.IsSequence() || rows.size() != 4)
+            m.fail("rows", "expected a list of exactly 4 row coordinates (one tile::gather4/scatter4 moves 4 rows), got " +
+                               node_kind(rows) + (rows.IsSequence() ? " of " + std::to_string(rows.size()) : std::string()));
+        for (size_t i = 0; i < rows.size(); ++i)
+            op.rows.push_back(scalar_expr(rows[i], file, m.key_path("rows") + "[" + std::to_string(i) + "]"));
+        op.col = m.expr("col");
+        if (op.kind == OpKind::tma_gather4) {
+            op.dst = read_ref(m, "dst");
+            op.barrier = read_ref(m, "barrier");
+        } else {
+            op.src = read_ref(m, "src");
+        }
+        break;
+    }
+    case OpKind::bulk_reduce:
+        op.src = read_ref(m, "src");
+        op.global = m.string("global");
+        op.global_offset = m.has("offset") ? m.expr("offset") : Expr::constant(0);
+        op.bytes = m.expr("bytes");
+        op.reduce = read_reduce(m);
+        break;
+    case OpKind::tma_reduce:
     case OpKind::tma_load:
     case OpKind::tma_store:
     case OpKind::tma_prefetch: {
@@ -132,9 +169,10 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         if (op.kind == OpKind::tma_load) {
             op.dst = read_ref(m, "dst");
             op.barrier = read_ref(m, "barrier");
-        } else if (op.kind == OpKind::tma_store) {
+        } else if (op.kind == OpKind::tma_store || op.kind == OpKind::tma_reduce) {
             op.src = read_ref(m, "src");
         }
+        if (op.kind == OpKind::tma_reduce) op.reduce = read_reduce(m);
         break;
     }
     case OpKind::bulk_prefetch:

@@ -144,8 +144,13 @@ private:
             if (!op.global.empty() && !sc_.find_global(op.global))
                 throw ScenarioError(op.loc, key(op, "global"), "no global tensor named '" + op.global +
                                                                    "'; declared: " + join(names_of(sc_.globals)));
-            if (op.kind == OpKind::tma_load || op.kind == OpKind::tma_store || op.kind == OpKind::tma_prefetch)
+            if (op.kind == OpKind::tma_load || op.kind == OpKind::tma_store || op.kind == OpKind::tma_prefetch ||
+                op.kind == OpKind::tma_reduce)
                 check_tma_static(op);
+            if (op.kind == OpKind::tma_gather4 || op.kind == OpKind::tma_scatter4) check_gather4_static(op);
+            if (op.kind == OpKind::bulk_reduce || op.kind == OpKind::tma_reduce) check_reduce_type(op);
+            for (const Expr& r : op.rows) check_vars(r, scope, key(op, "rows"));
+            check_vars(op.col, scope, key(op, "col"));
             if (op.kind == OpKind::compute) check_vars(op.fn, {"x", "idx"}, key(op, "fn"));
             if (op.kind == OpKind::loop) {
                 if (std::find(scope.begin(), scope.end(), op.var) != scope.end())
@@ -155,6 +160,43 @@ private:
                 check_ops_static(op.body, inner);
             }
         }
+    }
+
+    void check_reduce_type(const Op& op) const {
+        const std::string tensor = op.kind == OpKind::bulk_reduce ? op.global : sc_.find_map(op.map)->tensor;
+        const GlobalTensor* g = sc_.find_global(tensor);
+        if (!reduce_supported(op.reduce, g->type))
+            throw ScenarioError(op.loc, key(op, "reduce"),
+                                "cp.reduce.async.bulk has no ." + to_string(op.reduce) + " for " + to_string(g->type) +
+                                    " elements (tensor " + g->name + "); allowed: f32 add; f16/bf16 add, min, max; "
+                                    "i32 add, min, max, and, or, xor [PTX 9.7.9.25.4.2; semantics.md D24]");
+    }
+
+    // tile::gather4 / tile::scatter4 (semantics.md G34-35): sm_100, a 2-D map whose box is
+    // one row of at least 32 bytes, and a buffer for four such rows.
+    void check_gather4_static(const Op& op) const {
+        if (sc_.arch != "sm_100")
+            throw ScenarioError(op.loc, key(op, "op"), "needs arch: sm_100 (Blackwell tile::gather4/scatter4); the scenario says " +
+                                                           sc_.arch + " [PTX 9.7.9.27.1.2]");
+        const TensorMap* m = sc_.find_map(op.map);
+        if (!m) throw ScenarioError(op.loc, key(op, "map"), "no tensor map named '" + op.map + "'; declared: " +
+                                                                join(names_of(sc_.tensormaps)));
+        const GlobalTensor* g = sc_.find_global(m->tensor);
+        if (m->box.size() != 2 || m->box[0] != 1)
+            throw ScenarioError(op.loc, key(op, "map"), "map " + m->name +
+                                                            " must be 2-D with box [1, width] for gather4/scatter4 [PTX 5.5.3.4]");
+        const int64_t row_bytes = m->box[1] * dtype_size(g->type);
+        if (row_bytes < 32)
+            throw ScenarioError(op.loc, key(op, "map"), "the box row of " + m->name + " is " + std::to_string(row_bytes) +
+                                                            " bytes; allowed: at least 32 bytes [Gluon tma.py; semantics.md G35]");
+        const Ref& buf = op.kind == OpKind::tma_gather4 ? op.dst : op.src;
+        const SharedBuffer* b = sc_.find_shared(buf.name);
+        if (b->align < 128)
+            throw ScenarioError(buf.loc, key(op, "buffer"), "buffer " + b->name + " needs align >= 128 [PTX 5.5.3]");
+        if (4 * row_bytes > b->size_bytes())
+            throw ScenarioError(buf.loc, key(op, "buffer"), "four rows of " + m->name + " are " + std::to_string(4 * row_bytes) +
+                                                                " bytes but " + b->name + " holds " +
+                                                                std::to_string(b->size_bytes()));
     }
 
     void check_tma_static(const Op& op) const {
@@ -229,7 +271,16 @@ private:
                 for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
                 break;
             case OpKind::bulk_load:
-            case OpKind::bulk_store: check_bulk(op, env); break;
+            case OpKind::bulk_store:
+            case OpKind::bulk_reduce: check_bulk(op, env); break;
+            case OpKind::tma_reduce:
+                for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
+                break;
+            case OpKind::tma_gather4:
+            case OpKind::tma_scatter4:
+                for (const Expr& r : op.rows) in_range(r, env, INT32_MIN, INT32_MAX, op, "rows", " (.s32)");
+                in_range(op.col, env, INT32_MIN, INT32_MAX, op, "col", " (.s32)");
+                break;
             case OpKind::compute: check_compute(op, env); break;
             case OpKind::loop: {
                 in_range(op.loop_count, env, 0, 65536, op, "count");
@@ -247,7 +298,7 @@ private:
     }
 
     void check_bulk(const Op& op, const Expr::IntEnv& env) const {
-        const Ref& buf = op.kind == OpKind::bulk_load ? op.dst : op.src;
+        const Ref& buf = op.kind == OpKind::bulk_load ? op.dst : op.src;  // store and reduce read `src`
         const SharedBuffer* b = sc_.find_shared(buf.name);
         const GlobalTensor* g = sc_.find_global(op.global);
         in_range(op.bytes, env, 16, b->size_bytes(), op, "bytes", " (at most the size of " + b->name + ")");
