@@ -8,18 +8,34 @@
 #include <fmt/format.h>
 
 #include "model/cta_module.h"
+#include "model/gather4_copy.h"
 #include "model/hazard_rules.h"
 #include "model/op_text.h"
 #include "model/sim_time.h"
+#include "model/request_bytes.h"
 #include "model/tensor_copy.h"
 
 namespace tmasim::model {
 
 namespace {
-bool is_load(OpKind k) { return k == OpKind::tma_load || k == OpKind::bulk_load; }
-bool is_tensor(OpKind k) { return k == OpKind::tma_load || k == OpKind::tma_store || k == OpKind::tma_prefetch; }
+bool is_load(OpKind k) { return k == OpKind::tma_load || k == OpKind::bulk_load || k == OpKind::tma_gather4; }
+bool is_tensor(OpKind k) {
+    return k == OpKind::tma_load || k == OpKind::tma_store || k == OpKind::tma_prefetch || k == OpKind::tma_reduce;
+}
+bool is_rows(OpKind k) { return k == OpKind::tma_gather4 || k == OpKind::tma_scatter4; }
 bool is_prefetch(OpKind k) { return k == OpKind::tma_prefetch || k == OpKind::bulk_prefetch; }
 }  // namespace
+
+double CopyIssuer::issue_cycles(OpKind kind, const TimingParams& tp) {
+    switch (kind) {
+        case OpKind::bulk_load: return tp.bulk_load_issue_cycles;
+        case OpKind::tma_load:
+        case OpKind::tma_gather4: return tp.tensor_load_issue_cycles;  // a tensor load with four row coordinates
+        case OpKind::tma_prefetch:
+        case OpKind::bulk_prefetch: return tp.prefetch_issue_cycles;
+        default: return tp.store_issue_cycles;  // stores, reduces and scatter4 issue like a store
+    }
+}
 
 CopyIssuer::CopyIssuer(CtaModule& cta, const Op& op, const Expr::IntEnv& env)
     : cta_(cta), op_(op), env_(env) {
@@ -39,7 +55,9 @@ int64_t CopyIssuer::buffer_offset(const Ref& ref, std::string& display) const {
 }
 
 void CopyIssuer::issue(const EventSite& site, int thread) {
-    TmaRequest r = is_tensor(op_.kind) ? tensor_request(site, thread) : bulk_request(site, thread);
+    TmaRequest r = is_tensor(op_.kind) ? tensor_request(site, thread)
+                   : is_rows(op_.kind) ? row_request(site, thread)
+                                       : bulk_request(site, thread);
     r.site = site;
     r.thread = thread;
     r.op = &op_;
@@ -54,14 +72,12 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
 
 void CopyIssuer::register_request(TmaRequest& r, int thread) {
     if (is_prefetch(op_.kind)) return;
-    const Scenario& s = cta_.run().scenario;
+    const RequestBytes bytes(r, cta_.run().global.tensor(r.tensor));
     if (is_load(op_.kind)) {
         const bool indexed = !op_.barrier.index.empty();
         r.barrier = cta_.barriers().index_of(op_.barrier.name, indexed ? eval(op_.barrier.index, 0) : 0,
                                              indexed);
-        const auto [first, last] = is_tensor(op_.kind)
-            ? TensorCopy(cta_.run().global.tensor(r.tensor), *r.map).smem_span(r.smem_offset)
-            : std::make_pair(r.smem_offset, r.smem_offset + r.bytes - 1);
+        const auto [first, last] = bytes.smem_span();
         const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
         for (int64_t done = 0; done < r.bytes; done += chunk) {
             AsyncWrite w;
@@ -80,30 +96,27 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         cta_.async_writes().prune(cta_.tracker());
         return;
     }
+    // Stores, reduces and scatters: the source stays protected until wait_group_read
+    // covers it, the global result until wait_group does (C19).
     r.bulk_token = cta_.groups().add_op(thread);
     BulkStore st;
     st.tensor = r.tensor;
     st.issuer = thread;
     st.token = r.bulk_token;
     st.op = op_.id;
-    if (is_tensor(op_.kind)) {
-        const TensorCopy copy(cta_.run().global.tensor(r.tensor), *s.find_map(op_.map));
-        std::tie(st.smem_first, st.smem_last) = copy.smem_span(r.smem_offset);
-        st.global_bytes = copy.global_byte_ranges(r.coords);
-    } else {
-        st.smem_first = r.smem_offset;
-        st.smem_last = r.smem_offset + r.bytes - 1;
-        st.global_bytes = {{r.global_offset, r.global_offset + r.bytes - 1}};
-    }
+    std::tie(st.smem_first, st.smem_last) = bytes.smem_span();
+    st.global_bytes = bytes.global_writes();
     cta_.bulk_stores().add(st);
 }
 
 TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     const Scenario& s = cta_.run().scenario;
     TmaRequest r;
-    r.kind = op_.kind == OpKind::tma_load    ? TmaRequest::Kind::tensor_load
-             : op_.kind == OpKind::tma_store ? TmaRequest::Kind::tensor_store
-                                             : TmaRequest::Kind::tensor_prefetch;
+    r.kind = op_.kind == OpKind::tma_load     ? TmaRequest::Kind::tensor_load
+             : op_.kind == OpKind::tma_store  ? TmaRequest::Kind::tensor_store
+             : op_.kind == OpKind::tma_reduce ? TmaRequest::Kind::tensor_reduce
+                                              : TmaRequest::Kind::tensor_prefetch;
+    r.reduce = op_.reduce;
     r.map = s.find_map(op_.map);
     if (!r.map) throw std::out_of_range(fmt::format("{}: unknown tensor map '{}'", op_title(op_), op_.map));
     r.tensor = r.map->tensor;
@@ -113,29 +126,63 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     r.smem_offset = buffer_base_;
     if (r.kind == TmaRequest::Kind::tensor_prefetch) return r;
     check_alignment(site, "shared-memory box address", r.smem_offset, 128);
-    if (r.kind == TmaRequest::Kind::tensor_store) {
+    if (r.kind == TmaRequest::Kind::tensor_store || r.kind == TmaRequest::Kind::tensor_reduce) {
+        // A reduce writes global memory like a store, so the same trap applies (D26).
         for (size_t d = 0; d < r.coords.size(); ++d)
-            if (r.coords[d] < 0) {
-                // The GPU traps (illegal instruction): the run ends here, nothing is stored.
-                cta_.fault(op_, site,
-                           HazardRules::message("tma.negative_store_coords",
-                                                fmt::format("{}: tensor store of {} with coordinate {} in "
-                                                            "dimension {}", op_title(op_), buffer_,
-                                                            r.coords[d], d)),
-                           "tma.negative_store_coords");
-                throw RunAborted{};
-            }
+            if (r.coords[d] < 0)
+                trap(site, "tma.negative_store_coords",
+                     fmt::format("{}: tensor {} of {} with coordinate {} in dimension {}", op_title(op_),
+                                 r.kind == TmaRequest::Kind::tensor_reduce ? "reduce" : "store", buffer_,
+                                 r.coords[d], d));
         const auto span = copy.smem_span(r.smem_offset);
         check_proxy_fence(site, thread, span.first, span.second);
     }
     return r;
 }
 
+// tile::gather4 / tile::scatter4 (semantics.md G34-G35): four rows at one column of a
+// 2-D map. Both trap on a column whose byte offset is not 16-byte aligned; scatter also
+// traps on a negative row (a negative column is a tile store's negative start, D26).
+TmaRequest CopyIssuer::row_request(const EventSite& site, int thread) {
+    TmaRequest r;
+    r.kind = op_.kind == OpKind::tma_gather4 ? TmaRequest::Kind::gather4 : TmaRequest::Kind::scatter4;
+    r.map = cta_.run().scenario.find_map(op_.map);
+    if (!r.map) throw std::out_of_range(fmt::format("{}: unknown tensor map '{}'", op_title(op_), op_.map));
+    r.tensor = r.map->tensor;
+    for (const Expr& e : op_.rows) r.rows.push_back(e.eval_int(env_));
+    r.col = op_.col.eval_int(env_);
+    const GlobalTensor& t = cta_.run().global.tensor(r.tensor);
+    const Gather4Copy copy(t, *r.map, r.rows, r.col);
+    r.bytes = copy.tile_bytes();
+    r.smem_offset = buffer_base_;
+    check_alignment(site, "shared-memory box address", r.smem_offset, 128);
+    const bool scatter = r.kind == TmaRequest::Kind::scatter4;
+    const int64_t col_byte = r.col * dtype_size(t.type);
+    if (col_byte % 16 != 0)
+        trap(site, "tma.gather4_col_alignment",
+             fmt::format("{}: {} of {} at column {} ({} x {} bytes = byte offset {}, not a multiple of 16)",
+                         op_title(op_), scatter ? "scatter4" : "gather4", buffer_, r.col, r.col,
+                         dtype_size(t.type), col_byte));
+    if (!scatter) return r;
+    for (size_t i = 0; i < r.rows.size(); ++i)
+        if (r.rows[i] < 0)
+            trap(site, "tma.scatter4_negative_row",
+                 fmt::format("{}: scatter4 of {} to row {} (rows[{}])", op_title(op_), buffer_, r.rows[i], i));
+    if (r.col < 0)
+        trap(site, "tma.negative_store_coords",
+             fmt::format("{}: scatter4 of {} at column {}", op_title(op_), buffer_, r.col));
+    const auto span = copy.smem_span(r.smem_offset);
+    check_proxy_fence(site, thread, span.first, span.second);
+    return r;
+}
+
 TmaRequest CopyIssuer::bulk_request(const EventSite& site, int thread) {
     TmaRequest r;
-    r.kind = op_.kind == OpKind::bulk_load    ? TmaRequest::Kind::bulk_load
-             : op_.kind == OpKind::bulk_store ? TmaRequest::Kind::bulk_store
-                                              : TmaRequest::Kind::bulk_prefetch;
+    r.kind = op_.kind == OpKind::bulk_load     ? TmaRequest::Kind::bulk_load
+             : op_.kind == OpKind::bulk_store  ? TmaRequest::Kind::bulk_store
+             : op_.kind == OpKind::bulk_reduce ? TmaRequest::Kind::bulk_reduce
+                                               : TmaRequest::Kind::bulk_prefetch;
+    r.reduce = op_.reduce;
     r.tensor = op_.global;
     const GlobalTensor& t = cta_.run().global.tensor(r.tensor);
     r.global_offset = eval(op_.global_offset, 0) * dtype_size(t.type);
@@ -149,9 +196,15 @@ TmaRequest CopyIssuer::bulk_request(const EventSite& site, int thread) {
     check_alignment(site, "global address", r.global_offset, 16);
     if (r.kind == TmaRequest::Kind::bulk_prefetch) return r;
     check_alignment(site, "shared-memory address", r.smem_offset, 16);
-    if (r.kind == TmaRequest::Kind::bulk_store)
+    if (r.kind == TmaRequest::Kind::bulk_store || r.kind == TmaRequest::Kind::bulk_reduce)
         check_proxy_fence(site, thread, r.smem_offset, r.smem_offset + r.bytes - 1);
     return r;
+}
+
+void CopyIssuer::trap(const EventSite& site, const std::string& rule, const std::string& what) {
+    // The GPU traps (illegal instruction): the run ends here, nothing is moved.
+    cta_.fault(op_, site, HazardRules::message(rule, what), rule);
+    throw RunAborted{};
 }
 
 void CopyIssuer::check_alignment(const EventSite& site, const std::string& what, int64_t value,

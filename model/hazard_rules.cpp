@@ -63,6 +63,14 @@ const std::vector<HazardRule>& HazardRules::all() {
         {"tma.negative_store_coords", O::fault,
          "only tensor loads may start at negative coordinates; a store traps",
          "PTX 9.7.9.27.1.1, 5.5.3.3; semantics.md D26, scenario 18"},
+        // Blackwell gather4/scatter4 (G)
+        {"tma.gather4_col_alignment", O::fault,
+         "the column of tile::gather4/scatter4 must be a 16-byte aligned byte offset; the hardware traps "
+         "(illegal instruction)",
+         "PTX 9.7.9.27.1.2; Gluon tutorial 09-tma-gather-scatter; semantics.md G35, scenario 23d"},
+        {"tma.scatter4_negative_row", O::fault,
+         "tile::scatter4 rows must be non-negative (only gather4 may address rows below 0); the hardware traps",
+         "PTX 9.7.9.27.1.2; Gluon tutorial 09-tma-gather-scatter; semantics.md G35, D26, scenario 23c"},
         // Not a rule of PTX: how the model ends a run on a value it cannot execute.
         {"model.fault", O::fault, "the op cannot be executed (an index or range outside its buffer)",
          "scenarios/FORMAT.md"},

@@ -47,17 +47,24 @@ int64_t TensorCopy::global_element(int64_t k, const std::vector<int64_t>& coords
     return index;
 }
 
-void TensorCopy::fill_oob(uint8_t* element) const {
-    std::memset(element, 0, elem_bytes_);
-    if (fill_ != OobFill::nan || !dtype_is_float(type_)) return;
+void TensorCopy::fill_oob_element(uint8_t* element, DType type, OobFill fill) {
+    const int bytes = dtype_size(type);
+    std::memset(element, 0, bytes);
+    if (fill != OobFill::nan || !dtype_is_float(type)) return;
     // Canonical quiet NaN of each float type (little endian).
-    if (type_ == DType::f32) {
+    if (type == DType::f32) {
         uint32_t bits = 0x7FC00000u;
         std::memcpy(element, &bits, 4);
     } else {
-        uint16_t bits = type_ == DType::f16 ? 0x7E00u : 0x7FC0u;
+        uint16_t bits = type == DType::f16 ? 0x7E00u : 0x7FC0u;
         std::memcpy(element, &bits, 2);
     }
+}
+
+std::vector<int64_t> TensorCopy::global_elements(const std::vector<int64_t>& coords) const {
+    std::vector<int64_t> out(box_elements());
+    for (int64_t k = 0; k < box_elements(); ++k) out[k] = global_element(k, coords);
+    return out;
 }
 
 std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& global,

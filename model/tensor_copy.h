@@ -44,6 +44,13 @@ public:
     // store writes; race checks must not flag bytes between the box's rows).
     std::vector<std::pair<int64_t, int64_t>> global_byte_ranges(const std::vector<int64_t>& coords) const;
 
+    // Global element index of every box element at `coords` (row-major), -1 where out of
+    // bounds: what a reduction combines into, element by element.
+    std::vector<int64_t> global_elements(const std::vector<int64_t>& coords) const;
+    // Writes the out-of-bounds fill of one element: zero, or the canonical quiet NaN of a
+    // float type when the map asks for NaN fill (semantics.md D26).
+    static void fill_oob_element(uint8_t* element, DType type, OobFill fill);
+
     // 1-D bulk copy; throws std::out_of_range naming `what` when a range leaves its buffer.
     static void bulk_copy(const std::vector<uint8_t>& src, int64_t src_offset,
                           std::vector<uint8_t>& dst, int64_t dst_offset, int64_t bytes,
@@ -52,7 +59,7 @@ public:
 private:
     // Global element index of box element k at `coords`, or -1 when out of bounds.
     int64_t global_element(int64_t k, const std::vector<int64_t>& coords) const;
-    void fill_oob(uint8_t* element) const;
+    void fill_oob(uint8_t* element) const { fill_oob_element(element, type_, fill_); }
 
     std::vector<int64_t> shape_;
     std::vector<int64_t> extent_;

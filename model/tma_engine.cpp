@@ -4,21 +4,11 @@
 
 #include "model/cta_module.h"
 #include "model/sim_time.h"
-#include "model/tensor_copy.h"
+#include "model/request_bytes.h"
 
 namespace tmasim::model {
 
 namespace {
-bool is_load(TmaRequest::Kind k) {
-    return k == TmaRequest::Kind::tensor_load || k == TmaRequest::Kind::bulk_load;
-}
-bool is_tensor(TmaRequest::Kind k) {
-    return k == TmaRequest::Kind::tensor_load || k == TmaRequest::Kind::tensor_store ||
-           k == TmaRequest::Kind::tensor_prefetch;
-}
-bool is_prefetch(TmaRequest::Kind k) {
-    return k == TmaRequest::Kind::tensor_prefetch || k == TmaRequest::Kind::bulk_prefetch;
-}
 std::map<std::string, std::string> request_detail(const TmaRequest& r) {
     return {{"bytes", std::to_string(r.bytes)}, {"tensor", r.tensor}};
 }
@@ -44,34 +34,22 @@ void TmaEngine::wake_for_abort() {
 bool TmaEngine::run_aborted() const { return cta_.run().aborted; }
 
 int64_t TmaEngine::latency_for(const TmaRequest& r) {
-    int64_t first = r.global_offset, last = r.global_offset + r.bytes - 1;
-    if (is_tensor(r.kind)) {
-        const TensorCopy copy(cta_.run().global.tensor(r.tensor), *r.map);
-        std::tie(first, last) = copy.global_span(r.coords);
-    }
-    const bool resident = cta_.run().global.touch(r.tensor, first, last);
+    // Every range is touched (and so left resident), even when an earlier one missed.
+    bool resident = true;
+    for (const auto& [first, last] : bytes_of(r).residency_ranges())
+        resident = cta_.run().global.touch(r.tensor, first, last) && resident;
     const TimingParams& tp = cta_.run().timing;
-    // Stores are absorbed by L2 (write-back); loads and prefetches pay HBM latency on
-    // lines not seen yet, and leave them resident for later loads.
-    const bool from_l2 = resident || !(is_load(r.kind) || is_prefetch(r.kind));
+    // Stores (reduces and scatters too) are absorbed by L2 (write-back); loads and
+    // prefetches pay HBM latency on lines not seen yet, and leave them resident.
+    const bool from_l2 = resident || writes_global(r.kind);
     return whole_cycles(from_l2 ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
 }
 
+RequestBytes TmaEngine::bytes_of(const TmaRequest& r) { return RequestBytes(r, cta_.run().global.tensor(r.tensor)); }
+
 std::vector<uint8_t> TmaEngine::read_source(const TmaRequest& r) {
-    std::vector<uint8_t> out;
-    if (is_load(r.kind)) {
-        const std::vector<uint8_t>& global = cta_.run().global.bytes(r.tensor);
-        if (is_tensor(r.kind))
-            return TensorCopy(cta_.run().global.tensor(r.tensor), *r.map).gather_global(global, r.coords);
-        out.resize(r.bytes);
-        TensorCopy::bulk_copy(global, r.global_offset, out, 0, r.bytes, "bulk.load source");
-        return out;
-    }
-    if (is_tensor(r.kind))
-        return TensorCopy(cta_.run().global.tensor(r.tensor), *r.map).gather_smem(cta_.smem(), r.smem_offset);
-    out.resize(r.bytes);
-    TensorCopy::bulk_copy(cta_.smem(), r.smem_offset, out, 0, r.bytes, "bulk.store source");
-    return out;
+    if (loads_smem(r.kind)) return bytes_of(r).read_global(cta_.run().global.bytes(r.tensor));
+    return bytes_of(r).read_smem(cta_.smem());
 }
 
 void TmaEngine::port_thread() {
@@ -107,12 +85,12 @@ void TmaEngine::port_loop() {
         const int64_t start = now_cycles();
         cta_.run().log.add_model_only(r.site, "tma_start", start, request_detail(r));
         const int64_t latency = latency_for(r);
-        if (is_load(r.kind)) f.payload = read_source(r);
+        if (loads_smem(r.kind)) f.payload = read_source(r);
         // The port streams the request's bytes; the next request waits for it, latency does not.
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
         sc_core::wait(cycles(transfer));
         if (run_aborted()) return;
-        if (!is_load(r.kind) && !is_prefetch(r.kind)) {
+        if (writes_global(r.kind)) {
             f.payload = read_source(r);
             cta_.groups().mark_read(r.bulk_token);
             cta_.run().log.add_model_only(r.site, "bulk_read_done", now_cycles(), request_detail(r));
@@ -152,14 +130,11 @@ void TmaEngine::land(InFlight& f) {
         run.log.add_model_only(r.site, "prefetch_done", now_cycles(), request_detail(r));
         return;
     }
-    if (is_load(r.kind)) {
+    if (loads_smem(r.kind)) {
         // The bytes are signed by the TMA agent of the barrier they complete on, so only
         // the waiters of that phase know them (AsyncWriteRegistry).
         const int agent = cta_.tracker().tma_agent(r.barrier);
-        if (is_tensor(r.kind))
-            TensorCopy(run.global.tensor(r.tensor), *r.map).scatter_smem(f.payload, cta_.smem(), r.smem_offset);
-        else
-            TensorCopy::bulk_copy(f.payload, 0, cta_.smem(), r.smem_offset, r.bytes, "bulk.load destination");
+        bytes_of(r).write_smem(f.payload, cta_.smem());
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
         // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
         // box, OOB fill included (A6). A phase that completes on an early chunk publishes
@@ -173,11 +148,9 @@ void TmaEngine::land(InFlight& f) {
         }
         return;
     }
-    std::vector<uint8_t>& global = run.global.bytes(r.tensor);
-    if (is_tensor(r.kind))
-        TensorCopy(run.global.tensor(r.tensor), *r.map).scatter_global(f.payload, r.coords, global);
-    else
-        TensorCopy::bulk_copy(f.payload, 0, global, r.global_offset, r.bytes, "bulk.store destination");
+    // Reduces combine into global memory here, when they land: the element operations
+    // happen at L2, after the source was read on the port.
+    bytes_of(r).write_global(f.payload, run.global.bytes(r.tensor));
     cta_.groups().mark_written(r.bulk_token);
     run.log.add_model_only(r.site, "bulk_write_done", now_cycles(), request_detail(r));
     progress_.notify(sc_core::SC_ZERO_TIME);

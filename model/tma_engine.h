@@ -3,8 +3,8 @@
 // moves each request's bytes at the configured bandwidth (one at a time: the port is the
 // bottleneck), and a landing thread finishes them after the L2 or HBM latency, which
 // overlaps between requests. Loads write shared memory and then complete_tx on their
-// mbarrier; stores read shared memory on the port (bulk_read_done, which
-// wait_group_read observes) and write global memory when they land (bulk_write_done).
+// mbarrier; stores (reduces, scatters) read shared memory on the port (bulk_read_done,
+// which wait_group_read observes) and write global memory when they land (bulk_write_done).
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -16,38 +16,13 @@
 #include <systemc>
 
 #include "model/event_log.h"
+#include "model/request_bytes.h"
+#include "model/tma_request.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
 
 class CtaModule;
-
-struct TmaRequest {
-    // Prefetches move no bytes into shared memory: they only warm the L2 lines (the
-    // model's residency), taking port time like a load of the same size.
-    enum class Kind { tensor_load, tensor_store, bulk_load, bulk_store, tensor_prefetch, bulk_prefetch };
-    Kind kind = Kind::tensor_load;
-    const Op* op = nullptr;         // the issuing op
-    EventSite site;                 // the issuing op instance and thread
-    int thread = 0;
-    const TensorMap* map = nullptr; // tensor ops
-    std::string tensor;             // global tensor name
-    std::vector<int64_t> coords;    // tensor ops, outermost first
-    int64_t global_offset = 0;      // bulk ops, bytes
-    int64_t smem_offset = 0;        // bytes from the CTA's shared-memory base
-    int64_t bytes = 0;
-    int barrier = -1;               // loads
-    int bulk_token = -1;            // stores
-    // Loads land and credit their barrier in chunks (tma_complete_tx_chunk_bytes): a
-    // phase can complete on part of a copy when the expected bytes are fewer than the
-    // box, as on the hardware; the rest counts against the next phase.
-    struct Chunk {
-        int64_t first = 0, last = 0;  // shared-memory bytes the chunk covers
-        int64_t credit = 0;           // bytes its complete_tx signals
-        int write_id = -1;            // AsyncWriteRegistry id
-    };
-    std::vector<Chunk> chunks;
-};
 
 class TmaEngine : public sc_core::sc_module {
 public:
@@ -73,6 +48,7 @@ private:
     std::vector<uint8_t> read_source(const TmaRequest& r);
     void land(InFlight& f);
     int64_t latency_for(const TmaRequest& r);
+    RequestBytes bytes_of(const TmaRequest& r);
 
     CtaModule& cta_;
     std::deque<TmaRequest> queue_;

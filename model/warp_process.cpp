@@ -111,14 +111,14 @@ bool WarpProcess::exec(const Op& op) {
         case OpKind::bulk_load:
         case OpKind::bulk_store:
         case OpKind::tma_prefetch:
-        case OpKind::bulk_prefetch: {
+        case OpKind::bulk_prefetch:
+        case OpKind::bulk_reduce:
+        case OpKind::tma_reduce:
+        case OpKind::tma_gather4:
+        case OpKind::tma_scatter4: {
             CopyIssuer issuer(cta_, op, env_);
             for (int l : lanes) issuer.issue(site(op, l), thread(l));
-            cost = op.kind == OpKind::bulk_load   ? tp.bulk_load_issue_cycles
-                   : op.kind == OpKind::tma_load ? tp.tensor_load_issue_cycles
-                   : (op.kind == OpKind::tma_prefetch || op.kind == OpKind::bulk_prefetch)
-                       ? tp.prefetch_issue_cycles
-                       : tp.store_issue_cycles;
+            cost = CopyIssuer::issue_cycles(op.kind, tp);
             break;
         }
         case OpKind::cp_async: {
