@@ -23,6 +23,19 @@ std::string kernel_module_version() {
 
 std::string GpuInfo::sm() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
+// sm_90a code runs on cc 9.0 only and sm_100a code on cc 10.0 only, so an sm_100 scenario
+// (whose kernel uses sm_100a instructions) cannot fall back to a Hopper.
+void require_architecture(const std::string& arch, const GpuInfo& gpu) {
+    if (arch == "sm_100" && gpu.cc_major != 10)
+        throw DeviceUnavailable(fmt::format("scenario needs sm_100 (Blackwell); this GPU is {} ({})",
+                                            gpu.name, gpu.sm()));
+    if (gpu.cc_major < 9)
+        throw DeviceUnavailable(fmt::format(
+            "the device backend needs compute capability 9.0 or newer (Hopper: TMA, mbarrier "
+            "tx-count); this GPU is {} ({})",
+            gpu.name, gpu.sm()));
+}
+
 GpuSession::GpuSession(const CudaDriver& driver) : drv_(driver) {
     const CUresult init = drv_.cuInit(0);
     if (init != CUDA_SUCCESS)

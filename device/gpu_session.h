@@ -22,6 +22,12 @@ struct GpuInfo {
     std::string sm() const;  // "sm_90"
 };
 
+// Throws DeviceUnavailable unless `gpu` can run code for a scenario of architecture `arch`
+// ("sm_90", "sm_100"): the backend needs Hopper or newer, and sm_100 features (tile::gather4,
+// tile::scatter4) need a Blackwell: "scenario needs sm_100 (Blackwell); this GPU is NVIDIA
+// H200 (sm_90)".
+void require_architecture(const std::string& arch, const GpuInfo& gpu);
+
 class GpuSession {
 public:
     // Device 0. Throws DeviceUnavailable when there is no device, CudaError otherwise.

@@ -1,8 +1,8 @@
 #pragma once
 // Internal to codegen: writes the kernel body op by op. Split over kernel_writer.cpp
 // (skeleton, selectors, expressions, shared addresses), kernel_writer_ops.cpp (one
-// emitter per op kind) and kernel_writer_thread_ops.cpp (the per-thread accesses and the
-// cp.async family).
+// emitter per op kind), kernel_writer_thread_ops.cpp (the per-thread accesses and the
+// cp.async family) and kernel_writer_reduce_ops.cpp (reductions, gather4 and scatter4).
 #include <string>
 #include <vector>
 
@@ -61,6 +61,19 @@ private:
     void emit_cp_async_wait_group(const Op& op);
     void emit_cp_async_mbarrier_arrive(const Op& op);
     int access_width(const Op& op, int element_size) const;
+    // kernel_writer_reduce_ops.cpp
+    void emit_bulk_reduce(const Op& op);
+    void emit_tma_reduce(const Op& op);
+    void emit_tma_gather4_scatter4(const Op& op);
+    // The map an op names, its index among the kernel's tensor-map parameters, its tensor.
+    struct MapUse {
+        const TensorMap* map;
+        size_t index;
+        const GlobalTensor* tensor;
+    };
+    MapUse map_of(const Op& op) const;
+    // ", (int)c_fastest, ..., (int)c_outermost": IR coordinates reversed for PTX.
+    std::string fastest_first_coords(const Op& op, size_t rank) const;
     std::string global_element_ptr(const Op& op, const Expr& index, const char* key) const;
 
     Threads threads_of(const Op& op) const;

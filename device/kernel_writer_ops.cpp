@@ -107,6 +107,16 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpKind::cp_async_mbarrier_arrive:
         emit_cp_async_mbarrier_arrive(op);
         return;
+    case OpKind::bulk_reduce:
+        emit_bulk_reduce(op);
+        return;
+    case OpKind::tma_reduce:
+        emit_tma_reduce(op);
+        return;
+    case OpKind::tma_gather4:
+    case OpKind::tma_scatter4:
+        emit_tma_gather4_scatter4(op);
+        return;
     case OpKind::loop:
         break;  // emit_loop handles loops
     }
@@ -127,29 +137,38 @@ void KernelWriter::emit_wait(const Op& op, const Threads& t) {
     close();
 }
 
-void KernelWriter::emit_tma(const Op& op) {
+KernelWriter::MapUse KernelWriter::map_of(const Op& op) const {
     const TensorMap* map = s_.find_map(op.map);
     if (!map) fail(op, "map names no tensor map");
     const GlobalTensor* tensor = s_.find_global(map->tensor);
     if (!tensor) fail(op, "tensor map names no global tensor");
-    const size_t rank = tensor->shape.size();
+    return {map, static_cast<size_t>(map - s_.tensormaps.data()), tensor};
+}
+
+std::string KernelWriter::fastest_first_coords(const Op& op, size_t rank) const {
     if (rank < 1 || rank > 5) fail(op, "tensor rank must be 1..5 for cp.async.bulk.tensor");
     if (op.coords.size() != rank) fail(op, "coords must have one entry per tensor dimension");
-    const size_t map_index = static_cast<size_t>(map - s_.tensormaps.data());
     // IR coordinates are outermost first; PTX wants the fastest-moving dimension first.
     std::string coords;
     for (size_t i = rank; i-- > 0;)
         coords += fmt::format(", (int){}", int_expr(op.coords[i], op, "coords"));
+    return coords;
+}
+
+void KernelWriter::emit_tma(const Op& op) {
+    const MapUse m = map_of(op);
+    const size_t rank = m.tensor->shape.size();
+    const std::string coords = fastest_first_coords(op, rank);
     if (op.kind == OpKind::tma_load) {
         line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}, &tmap{}{}, {});",
-                         kRankWords[rank], buffer_addr(op.dst, op).addr, map_index, coords,
+                         kRankWords[rank], buffer_addr(op.dst, op).addr, m.index, coords,
                          barrier_addr(op.barrier, op).addr));
     } else if (op.kind == OpKind::tma_prefetch) {
         line(fmt::format("cp_async_bulk_prefetch_tensor_{}_l2_global_tile(&tmap{}{});",
-                         kRankWords[rank], map_index, coords));
+                         kRankWords[rank], m.index, coords));
     } else {
         line(fmt::format("cp_async_bulk_tensor_{}_global_shared_cta_tile_bulk_group(&tmap{}{}, {});",
-                         kRankWords[rank], map_index, coords, buffer_addr(op.src, op).addr));
+                         kRankWords[rank], m.index, coords, buffer_addr(op.src, op).addr));
     }
 }
 

@@ -3,7 +3,11 @@
 // `__device__ __forceinline__` function per PTX instruction, named after it, each with its
 // exact PTX form and minimum SM in a comment. Kept as text (not a .cuh read at run time)
 // so the library is self-contained and NVRTC needs no include path.
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "scenarios/enums.h"
 
 namespace tmasim::device {
 
@@ -14,7 +18,20 @@ std::string_view ptx_wrappers_source();
 // ptx_wrappers_source() already includes it.
 std::string_view ptx_thread_op_wrappers_source();
 
-// Names of the wrappers, for the test that instantiates each one.
+// The part for cp.reduce.async.bulk(.tensor) and the sm_100a tile::gather4/scatter4
+// (ptx_wrappers_reduce.cpp); ptx_wrappers_source() already includes it. The reduction
+// wrappers are written for every (op, type) that reduce_supported() accepts.
+std::string_view ptx_reduce_and_gather_wrappers_source();
+std::vector<std::string> ptx_reduce_and_gather_wrapper_names();
+
+// The wrapper of cp.reduce.async.bulk.global.shared::cta.bulk_group.<op>.<type> for elements
+// of `type` ("..._bulk_group_add_noftz_f16"), and of the rank-`rank` tensor form
+// ("cp_reduce_async_bulk_tensor_2d_global_shared_cta_add_tile_bulk_group"). Defined only
+// where reduce_supported() holds (for the tensor form: for some element type).
+std::string bulk_reduce_wrapper_name(ReduceOp op, DType type);
+std::string tensor_reduce_wrapper_name(int rank, ReduceOp op);
+
+// Names of the fixed wrappers (the generated reduction ones are listed above), for the test that instantiates each one.
 // (The list is checked against the source text by that test.)
 extern const char* const kPtxWrapperNames[];
 extern const int kPtxWrapperCount;

@@ -26,19 +26,6 @@ using namespace tmasim::device;
 
 namespace {
 
-// The GPU must be able to run the scenario's architecture: sm_90a code runs on cc 9.0 only,
-// sm_100 features need a Blackwell.
-void check_architecture(const Scenario& s, const GpuInfo& gpu) {
-    if (s.arch == "sm_100" && gpu.cc_major != 10)
-        throw DeviceUnavailable(fmt::format("scenario needs sm_100 (Blackwell); this GPU is {} ({})",
-                                            gpu.name, gpu.sm()));
-    if (gpu.cc_major < 9)
-        throw DeviceUnavailable(fmt::format(
-            "the device backend needs compute capability 9.0 or newer (Hopper: TMA, mbarrier "
-            "tx-count); this GPU is {} ({})",
-            gpu.name, gpu.sm()));
-}
-
 std::string seconds_text(double s) {
     const double tenths = s * 10.0;
     return std::fabs(tenths - std::round(tenths)) < 1e-9 ? fmt::format("{:.1f}", s)
@@ -87,7 +74,7 @@ Diagnostic fault_diagnostic(const CudaError& e) {
 RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     const CudaDriver& driver = CudaDriver::get();  // throws the "no CUDA driver" error
     GpuSession gpu(driver);
-    check_architecture(s, gpu.info());
+    require_architecture(s.arch, gpu.info());
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
     const std::string source = generate_kernel_source(s);

@@ -1,6 +1,9 @@
 // Every PTX wrapper is documented and instantiated in a kernel that NVRTC (with ptxas
-// behind it) accepts for sm_90a: a typo in an instruction fails here, not on the GPU.
+// behind it) accepts for sm_90a and sm_100a: a typo in an instruction fails here, not on the
+// GPU. The sm_100a-only wrappers (tile::gather4/scatter4) are compiled for real on sm_100a.
 #include <catch2/catch.hpp>
+
+#include <fmt/format.h>
 
 #include <regex>
 
@@ -101,20 +104,92 @@ extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapP
 }
 )";
 
+// Calls every reduction wrapper (generated per op and type), gather4 and scatter4. The
+// #error proves NVRTC defines the macro that guards the sm_100a instructions, so on sm_100a
+// the kernel really contains them instead of the __trap() fallback.
+std::string call_reduce_and_gather_wrappers() {
+    std::string calls;
+    const std::vector<std::string> names = ptx_reduce_and_gather_wrapper_names();
+    for (const std::string& name : names) {
+        if (name.rfind("cp_reduce_async_bulk_global_", 0) == 0) {
+            calls += fmt::format("        {}(g, s, 256);\n", name);
+        } else if (name.rfind("cp_reduce_async_bulk_tensor_", 0) == 0) {
+            const int rank = name[28] - '0';  // "cp_reduce_async_bulk_tensor_Nd_..."
+            std::string coords;
+            for (int i = 0; i < rank; ++i) coords += fmt::format(", {}", i);
+            calls += fmt::format("        {}(&tmap{}, s);\n", name, coords);
+        }
+    }
+    return R"(
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000 && !defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#error "sm_100a compile without __CUDA_ARCH_FEAT_SM100_ALL: gather4/scatter4 would trap"
+#endif
+extern "C" __global__ void call_reduce_and_gather_wrappers(
+    const __grid_constant__ TensorMapParam tmap, unsigned char* g) {
+    __shared__ alignas(128) unsigned char buf[1024];
+    __shared__ alignas(8) unsigned long long bar[1];
+    const unsigned s = cvta_to_shared_u32(buf);
+    const unsigned b = cvta_to_shared_u32(bar);
+    if (threadIdx.x == 0) {
+        cp_async_bulk_tensor_2d_shared_cluster_global_tile_gather4_mbarrier(s, &tmap, 0, 1, 2, 3, 4, b);
+        cp_async_bulk_tensor_2d_global_shared_cta_tile_scatter4_bulk_group(&tmap, 0, 1, 2, 3, 4, s);
+)" + calls + R"(        cp_async_bulk_commit_group();
+        cp_async_bulk_wait_group<0>();
+    }
+}
+)";
+}
+
 }  // namespace
 
-TEST_CASE("every PTX wrapper compiles for sm_90a under NVRTC", "[device][ptx][nvrtc]") {
+TEST_CASE("every PTX wrapper compiles for sm_90a and sm_100a under NVRTC", "[device][ptx][nvrtc]") {
     std::string src(ptx_wrappers_source());
     src += float_bits_device_source();
     src += kernel_abi_device_source();
     src += kCallEveryWrapper;
-    require_compiles(src, "sm_90a");
+    src += call_reduce_and_gather_wrappers();
+    for (const char* target : {"sm_90a", "sm_100a"}) {
+        INFO("target " << target);
+        require_compiles(src, target);
+    }
+}
+
+TEST_CASE("reduction wrappers cover exactly the loader's (op, type) table", "[device][ptx]") {
+    const std::vector<std::string> names = ptx_reduce_and_gather_wrapper_names();
+    // f32 add; f16, bf16 add/min/max; i32 add/min/max/and/or/xor: 13 bulk forms, and six
+    // redOps of the tensor form at five ranks.
+    CHECK(names.size() == 13 + 6 * 5 + 2);
+    const std::string src(ptx_wrappers_source());
+    for (const char* instruction :
+         {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.max.f16 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.bf16 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.bf16 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s32 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.or.b32 [%0], [%1], %2;",
+          "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%0, {%1}], [%2];",
+          "cp.reduce.async.bulk.tensor.5d.global.shared::cta.xor.tile.bulk_group"
+          " [%0, {%1, %2, %3, %4, %5}], [%6];"}) {
+        INFO(instruction);
+        CHECK(src.find(instruction) != std::string::npos);
+    }
+    // No form PTX lacks: f16 add without .noftz, f32 min, inc/dec.
+    CHECK(src.find("bulk_group.add.f16") == std::string::npos);
+    CHECK(src.find("bulk_group.min.f32") == std::string::npos);
+    CHECK(src.find(".inc.") == std::string::npos);
+    CHECK(src.find(".dec.") == std::string::npos);
+    CHECK(bulk_reduce_wrapper_name(tmasim::ReduceOp::add, tmasim::DType::bf16) ==
+          "cp_reduce_async_bulk_global_shared_cta_bulk_group_add_noftz_bf16");
+    CHECK(tensor_reduce_wrapper_name(3, tmasim::ReduceOp::and_) ==
+          "cp_reduce_async_bulk_tensor_3d_global_shared_cta_and_tile_bulk_group");
 }
 
 TEST_CASE("every PTX wrapper is named after its instruction and documented", "[device][ptx]") {
     const std::string src(ptx_wrappers_source());
-    for (int i = 0; i < kPtxWrapperCount; ++i) {
-        const std::string name = kPtxWrapperNames[i];
+    std::vector<std::string> names(kPtxWrapperNames, kPtxWrapperNames + kPtxWrapperCount);
+    for (const std::string& generated : ptx_reduce_and_gather_wrapper_names()) names.push_back(generated);
+    for (const std::string& name : names) {
         INFO(name);
         CHECK(src.find(" " + name + "(") != std::string::npos);
         // The comment right above the wrapper gives the PTX form and the minimum SM.
@@ -128,11 +203,12 @@ TEST_CASE("every PTX wrapper is named after its instruction and documented", "[d
     for (auto it = std::sregex_iterator(src.begin(), src.end(), asm_stmt); it != std::sregex_iterator(); ++it) {
         const std::string stmt = it->str();
         if (stmt.find("mbarrier") != std::string::npos || stmt.find("cp.async") != std::string::npos ||
+            stmt.find("cp.reduce") != std::string::npos ||
             stmt.find("fence") != std::string::npos || stmt.find("barrier.sync") != std::string::npos) {
             INFO(stmt);
             CHECK(stmt.find("\"memory\"") != std::string::npos);
             ++checked;
         }
     }
-    CHECK(checked >= 40);
+    CHECK(checked >= 40 + 43 + 2);
 }

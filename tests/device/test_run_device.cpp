@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "device/cuda_driver.h"
+#include "device/gpu_session.h"
 #include "device/run_device.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
@@ -105,4 +106,65 @@ TEST_CASE("tma_2d_expect_tx_mismatch hangs at the wait on the GPU", "[device][gp
     CHECK(r.diagnostics[0].op == 5);
     CHECK(r.diagnostics[0].message ==
           "hang at op #5 mbarrier.wait (wait): watchdog expired after 0.2 s waiting for barrier bar parity 0");
+}
+
+namespace {
+// gather4 needs sm_100a; no Blackwell exists here, so this never runs.
+const char* kBlackwellOnly = R"yaml(
+scenario: gather4_on_hopper
+summary: an sm_100 scenario the device backend must refuse on a Hopper
+arch: sm_100
+launch: {grid: [1], block: 32}
+global:
+  X: {type: bf16, shape: [64, 64], init: iota}
+tensormaps:
+  rowmap: {tensor: X, box: [1, 64]}
+shared:
+  rows4: {type: bf16, shape: [4, 64]}
+barriers:
+  bar: {}
+program:
+  - {op: mbarrier.init, barrier: bar, count: 1, by: thread0}
+  - {op: sync}
+  - {op: mbarrier.arrive_expect_tx, barrier: bar, bytes: 512, by: thread0}
+  - {op: tma.gather4, map: rowmap, rows: [0, 1, 2, 3], col: 0, dst: rows4, barrier: bar, by: thread0}
+  - {op: mbarrier.wait, barrier: bar, parity: 0}
+expect:
+  outcome: ok
+)yaml";
+
+GpuInfo gpu(const char* name, int major, int minor) {
+    GpuInfo g;
+    g.name = name;
+    g.cc_major = major;
+    g.cc_minor = minor;
+    return g;
+}
+}  // namespace
+
+TEST_CASE("an sm_100 scenario is refused on a Hopper with the GPU named", "[device]") {
+    CHECK_THROWS_MATCHES(require_architecture("sm_100", gpu("NVIDIA H200", 9, 0)), DeviceUnavailable,
+                         Catch::Matchers::Message(
+                             "scenario needs sm_100 (Blackwell); this GPU is NVIDIA H200 (sm_90)"));
+    CHECK_NOTHROW(require_architecture("sm_100", gpu("NVIDIA B200", 10, 0)));
+    CHECK_NOTHROW(require_architecture("sm_90", gpu("NVIDIA H100 80GB HBM3", 9, 0)));
+    CHECK_THROWS_WITH(require_architecture("sm_90", gpu("NVIDIA A100-SXM4-80GB", 8, 0)),
+                      Catch::Contains("needs compute capability 9.0 or newer"));
+}
+
+TEST_CASE("run_device refuses an sm_100 scenario on this machine's GPU before compiling", "[device][gpu]") {
+    const Scenario s = load_scenario_text(kBlackwellOnly, "gather4_on_hopper.yaml");
+    try {
+        run_device(s, DeviceOptions{});
+    } catch (const DeviceUnavailable& e) {
+        const std::string what = e.what();
+        if (what.rfind("scenario needs sm_100", 0) != 0) {
+            WARN("SKIPPED [gpu] test (no GPU to refuse it on): " << what);
+            return;
+        }
+        CHECK_THAT(what, Catch::Matches(R"(scenario needs sm_100 \(Blackwell\); this GPU is .+ \(sm_\d+\))"));
+        CHECK(what.find("(sm_100)") == std::string::npos);
+        return;
+    }
+    FAIL("run_device ran an sm_100 scenario: only a Blackwell may, and none exists here");
 }
