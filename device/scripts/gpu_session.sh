@@ -65,7 +65,8 @@ session() {
   local table model_line
   table=$(sed -n '/^scenario /,$p' "$work/logs/device_batch.txt")
   model_line=$(tail -1 "$work/logs/model_batch.txt")
-  tar -C "$out" -czf "$out/session.tar.gz" recorded work
+  # Model traces stay behind: they can be made anywhere, and large tensors make them big.
+  tar -C "$out" -czf "$out/session.tar.gz" --exclude work/model recorded work
   rm -rf "$out/recorded" "$out/work"
 
   echo
