@@ -120,7 +120,10 @@ void KernelWriter::emit_op(const Op& op) {
     line("const unsigned long long n0 = read_globaltimer();");
     line("const unsigned long long c0 = read_clock64();");
     emit_op_body(op, t);
-    line("const unsigned long long c1 = read_clock64();");
+    // A load's op ends when its data arrived: the clock read waits on the loaded value.
+    const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
+    line(is_load ? "const unsigned long long c1 = read_clock64_after(load_sink);"
+                 : "const unsigned long long c1 = read_clock64();");
     line("const unsigned long long n1 = read_globaltimer();");
     const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync ||
                          op.kind == OpKind::bulk_wait_group ||

@@ -72,7 +72,8 @@ TEST_CASE("teach 19: linear column reads conflict 8-way, swizzled ones do not", 
         }
         return done - issue;
     };
-    CHECK(duration(op_id(s, "column_linear")) - duration(op_id(s, "column_swizzled")) == 28);
+    // 28 more wavefronts at shared_wavefront_cycles (2, measured on the H200) each.
+    CHECK(duration(op_id(s, "column_linear")) - duration(op_id(s, "column_swizzled")) == 28 * 2);
 }
 
 TEST_CASE("cp.async: src-size zero-fills, groups land, data visible after the wait", "[model][cp_async]") {
