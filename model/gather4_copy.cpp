@@ -71,13 +71,7 @@ std::vector<uint8_t> Gather4Copy::read_smem(const std::vector<uint8_t>& smem, in
 }
 
 std::pair<int64_t, int64_t> Gather4Copy::smem_span(int64_t smem_offset) const {
-    // Swizzling permutes 16-byte chunks within 128-byte lines (as in TensorCopy).
-    int64_t first = smem_offset, last = smem_offset + tile_bytes() - 1;
-    if (swizzle_ != Swizzle::none) {
-        first = first / 128 * 128;
-        last = last / 128 * 128 + 127;
-    }
-    return {first, last};
+    return swizzled_span(swizzle_, smem_offset, tile_bytes());
 }
 
 std::vector<std::pair<int64_t, int64_t>> Gather4Copy::global_byte_ranges() const {

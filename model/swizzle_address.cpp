@@ -25,4 +25,13 @@ int64_t swizzle_repeat_bytes(Swizzle mode) {
     return mask == 0 ? 0 : (mask + 1) * 128;
 }
 
+std::pair<int64_t, int64_t> swizzled_span(Swizzle s, int64_t offset, int64_t bytes) {
+    int64_t first = offset, last = offset + bytes - 1;
+    if (s != Swizzle::none) {
+        first = first / 128 * 128;
+        last = last / 128 * 128 + 127;
+    }
+    return {first, last};
+}
+
 }  // namespace tmasim::model

@@ -111,14 +111,7 @@ int64_t TensorCopy::scatter_global(const std::vector<uint8_t>& box,
 }
 
 std::pair<int64_t, int64_t> TensorCopy::smem_span(int64_t smem_offset) const {
-    // Swizzling permutes 16-byte chunks inside each 128-byte line, so the span is the
-    // unswizzled one widened to whole lines when a mode is set.
-    int64_t first = smem_offset, last = smem_offset + box_bytes() - 1;
-    if (swizzle_ != Swizzle::none) {
-        first = first / 128 * 128;
-        last = last / 128 * 128 + 127;
-    }
-    return {first, last};
+    return swizzled_span(swizzle_, smem_offset, box_bytes());
 }
 
 std::pair<int64_t, int64_t> TensorCopy::global_span(const std::vector<int64_t>& coords) const {

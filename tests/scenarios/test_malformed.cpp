@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "scenario_test_support.h"
 #include "scenarios/loader.h"
 
 using namespace tmasim;
@@ -26,25 +27,8 @@ program:
   - {op: mbarrier.wait, barrier: bar, parity: 0}
 )";
 
-std::string with(const std::string& from, const std::string& to) {
-    std::string s = kBase;
-    size_t at = s.find(from);
-    REQUIRE(at != std::string::npos);
-    return s.replace(at, from.size(), to);
-}
-
-// Loads text that must fail; returns the one-line message.
-std::string error_of(const std::string& text) {
-    try {
-        load_scenario_text(text, "bad.yaml");
-    } catch (const ScenarioError& e) {
-        std::string msg = e.what();
-        CHECK(msg.find('\n') == std::string::npos);
-        return msg;
-    }
-    FAIL("the scenario loaded without an error");
-    return "";
-}
+std::string with(const std::string& from, const std::string& to) { return test::with(kBase, from, to); }
+std::string error_of(const std::string& text) { return test::error_of(text, "bad.yaml"); }
 
 }  // namespace
 

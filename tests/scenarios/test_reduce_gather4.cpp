@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "scenario_test_support.h"
 #include "scenarios/loader.h"
 
 using namespace tmasim;
@@ -33,22 +34,8 @@ program:
   - {op: bulk.wait_group, n: 0, by: thread0}
 )";
 
-std::string with(const std::string& from, const std::string& to) {
-    std::string s = kBase;
-    const size_t at = s.find(from);
-    REQUIRE(at != std::string::npos);
-    return s.replace(at, from.size(), to);
-}
-
-std::string error_of(const std::string& text) {
-    try {
-        load_scenario_text(text, "rg.yaml");
-    } catch (const ScenarioError& e) {
-        return e.what();
-    }
-    FAIL("loaded without an error");
-    return "";
-}
+std::string with(const std::string& from, const std::string& to) { return test::with(kBase, from, to); }
+std::string error_of(const std::string& text) { return test::error_of(text, "rg.yaml"); }
 
 }  // namespace
 
