@@ -75,16 +75,7 @@ std::pair<int64_t, int64_t> Gather4Copy::smem_span(int64_t smem_offset) const {
 }
 
 std::vector<std::pair<int64_t, int64_t>> Gather4Copy::global_byte_ranges() const {
-    std::vector<std::pair<int64_t, int64_t>> out;
-    for (int64_t g : global_elements()) {
-        if (g < 0) continue;
-        const int64_t first = g * elem_bytes_, last = first + elem_bytes_ - 1;
-        if (!out.empty() && out.back().second + 1 == first)
-            out.back().second = last;
-        else
-            out.emplace_back(first, last);
-    }
-    return out;
+    return TensorCopy::byte_ranges(global_elements(), elem_bytes_);
 }
 
 }  // namespace tmasim::model

@@ -139,12 +139,15 @@ void TensorCopy::bulk_copy(const std::vector<uint8_t>& src, int64_t src_offset,
 }
 
 std::vector<std::pair<int64_t, int64_t>> TensorCopy::global_byte_ranges(const std::vector<int64_t>& coords) const {
+    return byte_ranges(global_elements(coords), elem_bytes_);
+}
+
+std::vector<std::pair<int64_t, int64_t>> TensorCopy::byte_ranges(const std::vector<int64_t>& elements,
+                                                                 int64_t elem_bytes) {
     std::vector<std::pair<int64_t, int64_t>> out;
-    const int64_t n = box_elements();
-    for (int64_t k = 0; k < n; ++k) {
-        const int64_t g = global_element(k, coords);
+    for (int64_t g : elements) {
         if (g < 0) continue;
-        const int64_t first = g * elem_bytes_, last = first + elem_bytes_ - 1;
+        const int64_t first = g * elem_bytes, last = first + elem_bytes - 1;
         if (!out.empty() && out.back().second + 1 == first)
             out.back().second = last;
         else

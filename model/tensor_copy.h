@@ -47,6 +47,9 @@ public:
     // Global element index of every box element at `coords` (row-major), -1 where out of
     // bounds: what a reduction combines into, element by element.
     std::vector<int64_t> global_elements(const std::vector<int64_t>& coords) const;
+    // Global elements (-1 = out of bounds, skipped) as merged runs of bytes [first, last].
+    static std::vector<std::pair<int64_t, int64_t>> byte_ranges(const std::vector<int64_t>& elements,
+                                                                int64_t elem_bytes);
     // Writes the out-of-bounds fill of one element: zero, or the canonical quiet NaN of a
     // float type when the map asks for NaN fill (semantics.md D26).
     static void fill_oob_element(uint8_t* element, DType type, OobFill fill);
