@@ -39,6 +39,8 @@ const std::vector<ParamEntry>& param_table() {
         {"bulk_load_issue_cycles", &TimingParams::bulk_load_issue_cycles},
         {"tensor_load_issue_cycles", &TimingParams::tensor_load_issue_cycles},
         {"store_issue_cycles", &TimingParams::store_issue_cycles},
+        {"tensormap_fetch_cycles", &TimingParams::tensormap_fetch_cycles},
+        {"shared_store_cycles", &TimingParams::shared_store_cycles},
         {"tma_latency_l2_cycles", &TimingParams::tma_latency_l2_cycles},
         {"tma_latency_hbm_cycles", &TimingParams::tma_latency_hbm_cycles},
         {"tma_bytes_per_cycle", &TimingParams::tma_bytes_per_cycle},

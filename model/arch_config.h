@@ -24,6 +24,8 @@ struct TimingParams {
     double bulk_load_issue_cycles = 0;       // cp.async.bulk global->shared, the instruction itself
     double tensor_load_issue_cycles = 0;     // cp.async.bulk.tensor global->shared
     double store_issue_cycles = 0;           // bulk and tensor shared->global
+    double tensormap_fetch_cycles = 0;       // extra on a CTA's first tensor op on a map
+    double shared_store_cycles = 0;          // st.shared is posted: the issue alone
     double tma_latency_l2_cycles = 0;
     double tma_latency_hbm_cycles = 0;
     double tma_bytes_per_cycle = 0;          // per SM

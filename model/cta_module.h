@@ -62,6 +62,8 @@ public:
     bool sync_passed(uint64_t generation) const { return sync_.passed(generation); }
     sc_core::sc_event& sync_event() { return sync_changed_; }
     void warp_exited(int warp);
+    // True the first time this CTA uses tensor map `name` (its descriptor is fetched then).
+    bool first_use_of_map(const std::string& name) { return used_maps_.insert(name).second; }
 
     // Records a hazard (outcome hazard) at `site`; the run goes on.
     void hazard(const Op& op, const EventSite& site, const std::string& rule,
@@ -96,6 +98,7 @@ private:
     AsyncWriteRegistry async_writes_;
     BulkStoreRegistry bulk_stores_;
     std::set<std::string> waited_barriers_;  // declared names some op waits on (A9)
+    std::set<std::string> used_maps_;        // tensor maps whose descriptor this CTA fetched
     std::set<std::tuple<int, std::vector<int64_t>, std::string>> reported_;
     CtaSync sync_;
     sc_core::sc_event sync_changed_;

@@ -86,6 +86,9 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
     detail["conflict_ways"] = std::to_string(c.conflict_ways);
     detail["bank_conflicts"] = std::to_string(c.conflicts());
     const TimingParams& tp = cta_.run().timing;
+    // A store is posted: the warp goes on once it issued (its wavefronts cost the pipe, not
+    // the warp); a load waits for its data, one more pass per extra wavefront.
+    if (is_store) return tp.shared_store_cycles;
     return tp.shared_access_cycles + (c.wavefronts - 1) * tp.shared_wavefront_cycles;
 }
 

@@ -119,6 +119,8 @@ bool WarpProcess::exec(const Op& op) {
             CopyIssuer issuer(cta_, op, env_);
             for (int l : lanes) issuer.issue(site(op, l), thread(l));
             cost = CopyIssuer::issue_cycles(op.kind, tp);
+            // The first tensor op on a map in this CTA also fetches its descriptor.
+            if (!op.map.empty() && cta_.first_use_of_map(op.map)) cost += tp.tensormap_fetch_cycles;
             break;
         }
         case OpKind::cp_async: {
