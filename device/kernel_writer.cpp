@@ -114,7 +114,10 @@ void KernelWriter::emit_loop(const Op& op) {
 
 void KernelWriter::emit_op(const Op& op) {
     const Threads t = threads_of(op);
-    line(fmt::format("// op {}: {} by {}", op.id, to_string(op.kind), op.by.text()));
+    line(fmt::format("// op {}: {} by {}", op.id, to_string(op.kind), op.by.kind == Selector::Kind::predicate
+                                                                          ? std::string("a predicate")
+                                                                          : op.by.text()));
+    for (const std::string& s : t.setup) line(s);
     open(fmt::format("if ({})", t.exec));
     // The globaltimer reads sit outside the clock window, so c1 - c0 is the op alone.
     line("const unsigned long long n0 = read_globaltimer();");
@@ -164,20 +167,20 @@ KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
     Threads t;
     switch (op.by.kind) {
     case Selector::Kind::all:
-        t = {"true", "lane == 0", "0", "(long long)tid", std::to_string(block), "true"};
+        t = {"true", "lane == 0", "0", "(long long)tid", std::to_string(block), "true", {}};
         break;
     case Selector::Kind::thread:
-        t = {fmt::format("tid == {}", n), "true", "lane", "0", "1", fmt::format("warp == {}", n / 32)};
+        t = {fmt::format("tid == {}", n), "true", "lane", "0", "1", fmt::format("warp == {}", n / 32), {}};
         break;
     case Selector::Kind::warp: {
         const int lanes = std::max(0, std::min(32, block - 32 * n));
         t = {fmt::format("warp == {}", n), "lane == 0", "0", "(long long)lane",
-             std::to_string(lanes), fmt::format("warp == {}", n)};
+             std::to_string(lanes), fmt::format("warp == {}", n), {}};
         break;
     }
     case Selector::Kind::elected:
         t = {fmt::format("warp == {} && is_leader", n), "true", "lane", "0", "1",
-             fmt::format("warp == {}", n)};
+             fmt::format("warp == {}", n), {}};
         break;
     case Selector::Kind::not_elected:
         // Every thread but warp n's leader. Ranks close the gap the leader leaves; only
@@ -191,6 +194,39 @@ KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
         t.count = std::to_string(block - 1);
         t.warp_records = "true";
         break;
+    case Selector::Kind::predicate: {
+        // The ballot comes before the op's branch: __ballot_sync needs the whole warp, and
+        // only the selected lanes enter the branch. The lowest selected lane records.
+        const auto pred_of = [&](const char* tid, const char* lane, const char* warp) {
+            return op.by.pred.to_cxx(
+                [&](const std::string& v) -> std::string {
+                    if (v == "tid") return tid;
+                    if (v == "lane") return lane;
+                    if (v == "warp") return warp;
+                    fail(op, "a selector expression uses a variable other than tid, lane and warp");
+                },
+                false);
+        };
+        const std::string mask = fmt::format("sel_mask_{}", op.id);
+        t.setup.push_back(fmt::format("const unsigned {} = __ballot_sync(warp_mask, ({}) != 0LL);", mask,
+                                      pred_of("(long long)tid", "(long long)lane", "(long long)warp")));
+        t.exec = fmt::format("(({} >> lane) & 1u) != 0u", mask);
+        t.recorder = fmt::format("lane == __ffs({}) - 1", mask);
+        t.record_lane = "0";
+        t.warp_records = fmt::format("{} != 0u", mask);
+        if (op.kind != OpKind::compute) break;
+        // compute's round-robin share: this thread's rank among the selected ones, and
+        // their number (a loop over the block: the predicate is any expression).
+        const std::string rank = fmt::format("sel_rank_{}", op.id), count = fmt::format("sel_count_{}", op.id);
+        t.setup.push_back(fmt::format("long long {} = 0, {} = 0;", rank, count));
+        t.setup.push_back(fmt::format("for (int t_ = 0; t_ < {}; ++t_) if (({}) != 0LL) {{ {} += t_ < tid; ++{}; }}",
+                                      block, pred_of("(long long)t_", "(long long)(t_ & 31)", "(long long)(t_ >> 5)"),
+                                      rank, count));
+        t.setup.push_back(fmt::format("(void){}; (void){};", rank, count));
+        t.rank = rank;
+        t.count = count;
+        break;
+    }
     }
     return t;
 }

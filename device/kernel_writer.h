@@ -25,6 +25,7 @@ private:
         std::string rank;        // rank among the executing threads (thread order)
         std::string count;       // number of executing threads
         std::string warp_records;  // warp-uniform predicate: this warp records the op
+        std::vector<std::string> setup;  // lines every thread runs before the op's branch
     };
     // A shared address: 32-bit shared::cta value, plus what a hang report needs.
     struct SharedAddr {

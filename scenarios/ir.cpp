@@ -43,6 +43,7 @@ bool Selector::includes(int thread) const {
     case Kind::warp: return thread / 32 == n;
     case Kind::elected: return thread == n * 32;
     case Kind::not_elected: return thread != n * 32;
+    case Kind::predicate: return pred.eval_int({{"tid", thread}, {"lane", thread % 32}, {"warp", thread / 32}}) != 0;
     }
     return false;
 }
@@ -54,6 +55,7 @@ std::string Selector::text() const {
     case Kind::warp: return "warp" + std::to_string(n);
     case Kind::elected: return n == 0 ? "elected" : "elected" + std::to_string(n);
     case Kind::not_elected: return n == 0 ? "not_elected" : "not_elected" + std::to_string(n);
+    case Kind::predicate: return "\"" + pred.text() + "\"";
     }
     return "?";
 }

@@ -87,9 +87,12 @@ struct Ref {
 
 // Which threads of the CTA execute an op.
 struct Selector {
-    enum class Kind { all, thread, warp, elected, not_elected };
+    enum class Kind { all, thread, warp, elected, not_elected, predicate };
     Kind kind = Kind::all;
     int n = 0;  // thread index or warp index (elected / not_elected: the warp, default 0)
+    // `predicate`: the threads for which an expression over tid, lane and warp is non-zero,
+    // e.g. "tid < 8" or "warp >= 1" (the guide's conditional copies, warp roles).
+    Expr pred;
     // `elected`: one thread of warp `n` (elect.sync; the model uses its lane 0).
     // `not_elected`: every thread of the CTA except that one (the guide's "else" branch).
     bool includes(int thread) const;

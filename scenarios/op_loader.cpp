@@ -52,9 +52,19 @@ Selector read_selector(MapReader& m) {
     if (!m.has("by")) return s;
     std::string text = m.string("by");
     static const std::regex form("(all|thread|warp|elected|not_elected)([0-9]*)");
+    static const std::regex name_like("[A-Za-z_][A-Za-z0-9_]*");
     std::smatch match;
-    const char* allowed = "allowed: all, threadN, warpN, elected, not_elected (electedW/not_electedW for warp W)";
-    if (!std::regex_match(text, match, form)) m.fail("by", "unknown selector \"" + text + "\"; " + allowed);
+    const char* allowed = "allowed: all, threadN, warpN, elected, not_elected (electedW/not_electedW for warp W), "
+                          "or an expression over tid, lane and warp such as \"tid < 8\"";
+    if (!std::regex_match(text, match, form)) {
+        // A bare word is a misspelt keyword, not an expression of one variable.
+        if (std::regex_match(text, name_like)) m.fail("by", "unknown selector \"" + text + "\"; " + allowed);
+        SourceLoc at = m.loc("by");
+        if (m.optional("by").Tag() == "!") at.col += 1;
+        s.kind = Selector::Kind::predicate;
+        s.pred = Expr::parse(text, at, m.key_path("by"));
+        return s;
+    }
     std::string kind = match[1];
     std::string digits = match[2];
     bool needs_number = kind == "thread" || kind == "warp";

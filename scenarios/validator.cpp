@@ -108,6 +108,17 @@ private:
 
     void check_selector(const Op& op) const {
         const Selector& s = op.by;
+        if (op.kind == OpKind::sync && s.kind != Selector::Kind::all)
+            throw ScenarioError(op.loc, key(op, "by"), "sync (__syncthreads) is executed by every thread; allowed: all");
+        if (s.kind == Selector::Kind::predicate) {
+            check_vars(s.pred, {"tid", "lane", "warp"}, key(op, "by"));
+            bool any = false;
+            for (int t = 0; t < sc_.launch.block && !any; ++t) any = s.includes(t);
+            if (!any)
+                throw ScenarioError(s.pred.loc(), key(op, "by"), "\"" + s.pred.text() + "\" selects no thread of the " +
+                                                                     std::to_string(sc_.launch.block) + "-thread block");
+            return;
+        }
         const int warps = sc_.launch.num_warps();
         if (s.kind == Selector::Kind::thread && s.n >= sc_.launch.block)
             throw ScenarioError(op.loc, key(op, "by"), "thread" + std::to_string(s.n) + " is outside the block; allowed: thread0..thread" +
