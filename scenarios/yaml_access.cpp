@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 
 namespace tmasim {
 
@@ -51,6 +52,17 @@ MapReader::MapReader(const YAML::Node& node, std::string file, std::string path)
     if (!node_.IsMap())
         throw ScenarioError(loc_, path_.empty() ? "scenario" : path_,
                             "expected a mapping, got " + node_kind(node_));
+    // YAML parsers keep the first of two equal keys and drop the second without a word;
+    // a scenario that says a thing twice is ambiguous, so it fails here.
+    std::map<std::string, SourceLoc> seen;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+        const SourceLoc at = loc_of(it->first, file_);
+        auto [first, fresh] = seen.emplace(it->first.Scalar(), at);
+        if (!fresh)
+            throw ScenarioError(at, key_path(it->first.Scalar()),
+                                "the key appears twice (first at line " + std::to_string(first->second.line) +
+                                    "); allowed: each key once");
+    }
 }
 
 bool MapReader::has(const std::string& key) const { return node_[key].IsDefined(); }

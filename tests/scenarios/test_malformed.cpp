@@ -94,3 +94,10 @@ TEST_CASE("a missing required key points at the mapping that lacks it") {
     CHECK(error_of(with("grid: [1], block: 64}", "grid: [1]}")) ==
           "bad.yaml:2:9: error: launch.block: required key is missing");
 }
+
+TEST_CASE("a key given twice is an error at its second occurrence") {
+    CHECK(error_of(with("launch: {grid: [1], block: 64}", "launch: {grid: [1], block: 64, block: 32}")) ==
+          "bad.yaml:2:32: error: launch.block: the key appears twice (first at line 2); allowed: each key once");
+    CHECK_THAT(error_of(std::string(kBase) + "scenario: again\n"),
+               Catch::Contains("error: scenario: the key appears twice (first at line 1)"));
+}
