@@ -159,18 +159,23 @@ void CtaModule::try_release_sync() {
     sync_changed_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void CtaModule::hazard(const Op& op, const EventSite& site, const std::string& rule,
+void CtaModule::report(Outcome outcome, const Op& op, const EventSite& site, const std::string& rule,
                        const std::string& message, std::map<std::string, std::string> detail) {
     Diagnostic d;
-    d.outcome = Outcome::hazard;
+    d.outcome = outcome;
     d.rule = rule;
     d.op = op.id;
     d.iters = site.iters;
     d.cta = cta_;
     d.message = message;
     d.detail = std::move(detail);
-    if (!op.label.empty()) d.detail["label"] = op.label;
     run_.log.report(std::move(d), site, now_cycles());
+}
+
+void CtaModule::hazard(const Op& op, const EventSite& site, const std::string& rule,
+                       const std::string& message, std::map<std::string, std::string> detail) {
+    if (!op.label.empty()) detail["label"] = op.label;
+    report(Outcome::hazard, op, site, rule, message, std::move(detail));
 }
 
 void CtaModule::hazard_once(const Op& op, const EventSite& site, const std::string& rule,
@@ -180,14 +185,7 @@ void CtaModule::hazard_once(const Op& op, const EventSite& site, const std::stri
 }
 
 void CtaModule::fault(const Op& op, const EventSite& site, const std::string& message, const std::string& rule) {
-    Diagnostic d;
-    d.outcome = Outcome::fault;
-    d.rule = rule;
-    d.op = op.id;
-    d.iters = site.iters;
-    d.cta = cta_;
-    d.message = message;
-    run_.log.report(std::move(d), site, now_cycles());
+    report(Outcome::fault, op, site, rule, message, {});
     if (run_.abort_run) run_.abort_run();
 }
 

@@ -83,6 +83,9 @@ public:
     std::vector<MemoryImage> shared_images() const;
 
 private:
+    // The diagnostic of a hazard or fault at `site`, into the run's log.
+    void report(Outcome outcome, const Op& op, const EventSite& site, const std::string& rule,
+                const std::string& message, std::map<std::string, std::string> detail);
     void try_release_sync();
     void check_observed_before_arrive(BarrierSlot& b, const Op& op, const EventSite& site);
     void log_barrier_state(const BarrierSlot& b, const EventSite& site, const std::string& what,

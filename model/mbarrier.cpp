@@ -36,12 +36,16 @@ bool Mbarrier::arrive(int64_t count) {
     return complete_if_done();
 }
 
+void Mbarrier::require_tx_amount(int64_t bytes, const char* what) {
+    if (bytes < 0 || bytes > kMaxTx)
+        throw MbarrierError("mbarrier.tx_range", fmt::format("{} of {} bytes is outside 0..{} "
+                                                             "[PTX 9.7.13.15.2; semantics.md A2]",
+                                                             what, bytes, kMaxTx));
+}
+
 bool Mbarrier::expect_tx(int64_t bytes) {
     require_live("mbarrier.expect_tx");
-    if (bytes < 0 || bytes > kMaxTx)
-        throw MbarrierError("mbarrier.tx_range",
-                            fmt::format("expect_tx of {} bytes is outside 0..{} "
-                                        "[PTX 9.7.13.15.2; semantics.md A2]", bytes, kMaxTx));
+    require_tx_amount(bytes, "expect_tx");
     check_tx(tx_ + bytes, "expect_tx");
     tx_ += bytes;
     expected_bytes_ += bytes;
@@ -50,10 +54,7 @@ bool Mbarrier::expect_tx(int64_t bytes) {
 
 bool Mbarrier::complete_tx(int64_t bytes) {
     require_live("complete_tx");
-    if (bytes < 0 || bytes > kMaxTx)
-        throw MbarrierError("mbarrier.tx_range",
-                            fmt::format("complete_tx of {} bytes is outside 0..{} "
-                                        "[PTX 9.7.13.15.2; semantics.md A2]", bytes, kMaxTx));
+    require_tx_amount(bytes, "complete_tx");
     check_tx(tx_ - bytes, "complete_tx");
     tx_ -= bytes;
     delivered_bytes_ += bytes;

@@ -50,6 +50,8 @@ public:
 private:
     void require_live(const char* what) const;
     void check_tx(int64_t new_tx, const char* what) const;
+    // A single expect_tx or complete_tx amount must lie in 0..2^20-1 (PTX 9.7.13.15.2).
+    static void require_tx_amount(int64_t bytes, const char* what);
     bool complete_if_done();
 
     bool live_ = false;
