@@ -63,6 +63,21 @@ const Table<OpKind>& op_table() {
         {OpKind::tma_reduce, "tma.reduce"},
         {OpKind::tma_gather4, "tma.gather4"},
         {OpKind::tma_scatter4, "tma.scatter4"},
+        {OpKind::cluster_arrive, "cluster.arrive"},
+        {OpKind::cluster_wait, "cluster.wait"},
+        {OpKind::cluster_sync, "cluster.sync"},
+        {OpKind::st_async, "st.async"},
+        {OpKind::tensormap_stage, "tensormap.stage"},
+        {OpKind::tensormap_replace, "tensormap.replace"},
+        {OpKind::tensormap_cp_fenceproxy, "tensormap.cp_fenceproxy"},
+        {OpKind::fence_proxy_tensormap_release, "fence.proxy.tensormap.release"},
+        {OpKind::fence_proxy_tensormap_acquire, "fence.proxy.tensormap.acquire"},
+        {OpKind::wgmma_fence, "wgmma.fence"},
+        {OpKind::wgmma_mma_async, "wgmma.mma_async"},
+        {OpKind::wgmma_commit_group, "wgmma.commit_group"},
+        {OpKind::wgmma_wait_group, "wgmma.wait_group"},
+        {OpKind::wgmma_acc_fill, "wgmma.acc_fill"},
+        {OpKind::wgmma_acc_store, "wgmma.acc_store"},
     };
     return t;
 }
@@ -70,6 +85,38 @@ const Table<ReduceOp>& reduce_table() {
     static const Table<ReduceOp> t = {
         {ReduceOp::add, "add"}, {ReduceOp::min, "min"}, {ReduceOp::max, "max"}, {ReduceOp::inc, "inc"},
         {ReduceOp::dec, "dec"}, {ReduceOp::and_, "and"}, {ReduceOp::or_, "or"},   {ReduceOp::xor_, "xor"}};
+    return t;
+}
+const Table<MapLocation>& map_location_table() {
+    static const Table<MapLocation> t = {{MapLocation::param, "param"}, {MapLocation::global, "global"}};
+    return t;
+}
+const Table<MapField>& map_field_table() {
+    static const Table<MapField> t = {{MapField::global_address, "global_address"},
+                                      {MapField::global_dim, "global_dim"},
+                                      {MapField::global_stride, "global_stride"},
+                                      {MapField::box_dim, "box_dim"},
+                                      {MapField::element_stride, "element_stride"}};
+    return t;
+}
+const Table<Space>& space_table() {
+    static const Table<Space> t = {{Space::shared, "shared"}, {Space::global, "global"}};
+    return t;
+}
+const Table<Scope>& scope_table() {
+    static const Table<Scope> t = {
+        {Scope::cta, "cta"}, {Scope::cluster, "cluster"}, {Scope::gpu, "gpu"}, {Scope::sys, "sys"}};
+    return t;
+}
+const Table<ProxySpace>& proxy_space_table() {
+    static const Table<ProxySpace> t = {{ProxySpace::cta, "cta"},
+                                        {ProxySpace::cluster, "cluster"},
+                                        {ProxySpace::global, "global"},
+                                        {ProxySpace::all, "all"}};
+    return t;
+}
+const Table<Interleave>& interleave_table() {
+    static const Table<Interleave> t = {{Interleave::none, "none"}, {Interleave::b16, "16B"}, {Interleave::b32, "32B"}};
     return t;
 }
 const Table<EventKind>& event_table() {
@@ -129,6 +176,26 @@ std::optional<OobFill> parse_oob_fill(const std::string& s) { return lookup(oob_
 std::optional<Outcome> parse_outcome(const std::string& s) { return lookup(outcome_table(), s); }
 std::optional<OpKind> parse_op_kind(const std::string& s) { return lookup(op_table(), s); }
 std::optional<EventKind> parse_event_kind(const std::string& s) { return lookup(event_table(), s); }
+
+std::string to_string(MapLocation v) { return name_of(map_location_table(), v); }
+std::string to_string(MapField v) { return name_of(map_field_table(), v); }
+std::string to_string(Space v) { return name_of(space_table(), v); }
+std::string to_string(Scope v) { return name_of(scope_table(), v); }
+std::string to_string(ProxySpace v) { return name_of(proxy_space_table(), v); }
+std::string to_string(Interleave v) { return name_of(interleave_table(), v); }
+std::optional<MapLocation> parse_map_location(const std::string& s) { return lookup(map_location_table(), s); }
+std::optional<MapField> parse_map_field(const std::string& s) { return lookup(map_field_table(), s); }
+std::optional<Space> parse_space(const std::string& s) { return lookup(space_table(), s); }
+std::optional<Scope> parse_scope(const std::string& s) { return lookup(scope_table(), s); }
+std::optional<ProxySpace> parse_proxy_space(const std::string& s) { return lookup(proxy_space_table(), s); }
+std::optional<Interleave> parse_interleave(const std::string& s) { return lookup(interleave_table(), s); }
+std::string allowed_map_locations() { return list_of(map_location_table()); }
+std::string allowed_map_fields() { return list_of(map_field_table()); }
+std::string allowed_spaces() { return list_of(space_table()); }
+std::string allowed_scopes() { return list_of(scope_table()); }
+std::string allowed_proxy_spaces() { return list_of(proxy_space_table()); }
+std::string allowed_interleaves() { return list_of(interleave_table()); }
+int interleave_bytes(Interleave v) { return v == Interleave::b16 ? 16 : v == Interleave::b32 ? 32 : 0; }
 
 std::string allowed_dtypes() { return list_of(dtype_table()); }
 std::string allowed_swizzles() { return list_of(swizzle_table()); }

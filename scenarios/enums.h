@@ -50,7 +50,39 @@ enum class OpKind {
     // Blackwell (sm_100) row gathers and scatters of a 2-D tensor map.
     tma_gather4,
     tma_scatter4,
+    // Clusters: the cluster barrier (barrier.cluster) and st.async into a peer CTA.
+    cluster_arrive,
+    cluster_wait,
+    cluster_sync,
+    st_async,
+    // Tensor maps in global memory, modified on the device (PTX 9.7.9.28-29, 9.7.13.4).
+    tensormap_stage,
+    tensormap_replace,
+    tensormap_cp_fenceproxy,
+    fence_proxy_tensormap_release,
+    fence_proxy_tensormap_acquire,
+    // Warpgroup MMA reading its operands from shared memory (async proxy).
+    wgmma_fence,
+    wgmma_mma_async,
+    wgmma_commit_group,
+    wgmma_wait_group,
+    wgmma_acc_fill,
+    wgmma_acc_store,
 };
+
+// Where a map lives: a `const __grid_constant__` kernel parameter, or a 128-byte object in
+// global memory that the host copies in before launch (and ops may modify).
+enum class MapLocation { param, global };
+// The fields of a tiled tensor map that tensormap.replace changes (PTX 9.7.9.28).
+enum class MapField { global_address, global_dim, global_stride, box_dim, element_stride };
+// The state space an op works on: shared::cta, or global.
+enum class Space { shared, global };
+// Memory-model scopes of fences.
+enum class Scope { cta, cluster, gpu, sys };
+// fence.proxy.async's state space: .shared::cta, .shared::cluster, .global, or none (all).
+enum class ProxySpace { cta, cluster, global, all };
+// Tensor-map interleave (CU_TENSOR_MAP_INTERLEAVE_*).
+enum class Interleave { none, b16, b32 };
 
 // The element operation of a bulk/tensor reduction.
 enum class ReduceOp { add, min, max, inc, dec, and_, or_, xor_ };
@@ -78,6 +110,26 @@ std::string allowed_swizzles();
 std::string allowed_oob_fills();
 std::string allowed_outcomes();
 std::string allowed_op_kinds();
+
+std::string to_string(MapLocation v);  // "param", "global"
+std::string to_string(MapField v);     // "global_address", ...
+std::string to_string(Space v);        // "shared", "global"
+std::string to_string(Scope v);        // "cta", "cluster", "gpu", "sys"
+std::string to_string(ProxySpace v);   // "cta", "cluster", "global", "all"
+std::string to_string(Interleave v);   // "none", "16B", "32B"
+std::optional<MapLocation> parse_map_location(const std::string& text);
+std::optional<MapField> parse_map_field(const std::string& text);
+std::optional<Space> parse_space(const std::string& text);
+std::optional<Scope> parse_scope(const std::string& text);
+std::optional<ProxySpace> parse_proxy_space(const std::string& text);
+std::optional<Interleave> parse_interleave(const std::string& text);
+std::string allowed_map_locations();
+std::string allowed_map_fields();
+std::string allowed_spaces();
+std::string allowed_scopes();
+std::string allowed_proxy_spaces();
+std::string allowed_interleaves();
+int interleave_bytes(Interleave v);  // 0, 16, 32
 
 int dtype_size(DType t);
 bool dtype_is_float(DType t);

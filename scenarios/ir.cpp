@@ -13,6 +13,12 @@ int Launch::num_ctas() const {
     return n;
 }
 
+int Launch::cluster_size() const {
+    int n = 1;
+    for (int c : cluster) n *= c;
+    return n;
+}
+
 int64_t GlobalTensor::num_elements() const {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -78,6 +84,7 @@ const GlobalTensor* Scenario::find_global(const std::string& n) const { return f
 const TensorMap* Scenario::find_map(const std::string& n) const { return find_named(tensormaps, n); }
 const SharedBuffer* Scenario::find_shared(const std::string& n) const { return find_named(shared, n); }
 const BarrierDecl* Scenario::find_barrier(const std::string& n) const { return find_named(barriers, n); }
+const AccumulatorDecl* Scenario::find_accumulator(const std::string& n) const { return find_named(accumulators, n); }
 
 std::vector<const Op*> Scenario::all_ops() const {
     std::vector<const Op*> out;

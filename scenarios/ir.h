@@ -19,9 +19,12 @@ namespace tmasim {
 
 struct Launch {
     std::vector<int> grid{1};     // CTAs, outermost first (x is the last entry)
-    std::vector<int> cluster{1};  // cluster dims; only [1] until clusters land
+    std::vector<int> cluster{1};  // CTAs per cluster, outermost first; the grid is split into clusters
     int block = 128;              // threads per CTA (1-D)
     int num_ctas() const;
+    // CTAs per cluster (the product of `cluster`). CTA c is rank c % cluster_size() of
+    // cluster c / cluster_size() (%cluster_ctarank with the 1-D launch both backends use).
+    int cluster_size() const;
     int num_warps() const { return (block + 31) / 32; }
     SourceLoc loc;
 };
@@ -51,6 +54,8 @@ struct TensorMap {
     std::vector<int64_t> element_strides; // outermost first; default all 1
     Swizzle swizzle = Swizzle::none;
     OobFill oob_fill = OobFill::zero;
+    Interleave interleave = Interleave::none;
+    MapLocation location = MapLocation::param;
     SourceLoc loc;
     // Bytes one load of the full box writes into shared memory (OOB fill included):
     // product over dims of ceil(box/elementStride) * element size.
@@ -74,6 +79,14 @@ struct BarrierDecl {
     int64_t array = 0;  // 0: one barrier; N: name[0..N-1]
     SourceLoc loc;
     int64_t count() const { return array == 0 ? 1 : array; }
+};
+
+// A warpgroup's wgmma accumulator: D of m64nNk16 with f32 elements, held in registers,
+// one instance per warpgroup (4 consecutive warps) of every CTA.
+struct AccumulatorDecl {
+    std::string name;
+    int n = 8;  // N of m64nNk16: 8..256, a multiple of 8
+    SourceLoc loc;
 };
 
 // A reference to a shared buffer or barrier, optionally indexed: `full[i%2]`.
@@ -138,6 +151,28 @@ struct Op {
     std::vector<Expr> rows;
     Expr col;
     bool noinc = false;    // cp.async.mbarrier.arrive.noinc
+    // Clusters. `cta` names a peer CTA by its rank in the cluster (shared.load/store through
+    // DSMEM, mbarrier.arrive/expect_tx/arrive_expect_tx on a remote barrier, st.async's
+    // destination); empty: this CTA. Per-thread ops may use tid, lane and warp in it.
+    Expr cta;
+    Expr barrier_cta;      // st.async: rank of the CTA whose barrier gets complete_tx (default: `cta`)
+    Expr multicast;        // tma.load / bulk.load: ctaMask (bit i = rank i); empty: no multicast
+    bool relaxed = false;  // cluster.arrive.relaxed / cluster.sync with a relaxed arrive
+    ProxySpace proxy_space = ProxySpace::cta;  // fence.proxy.async's state space
+    // Tensor maps in global memory.
+    MapField field = MapField::global_address;  // tensormap.replace
+    Expr dim;              // tensormap.replace: which dimension, outermost first (like `box`)
+    // tensormap.replace's new value is `value` (constant); global_address takes `global`.
+    Space space = Space::shared;  // tensormap.replace: the staged copy (shared) or the map itself (global)
+    Scope scope = Scope::gpu;     // fence.proxy.tensormap.*, tensormap.cp_fenceproxy
+    // wgmma: D(acc) = A(a) * B(b)^T (+ D when scale_d is 1). A is a [64, K] and B an [N, K]
+    // tile of f16/bf16 in shared memory, K-major, in the canonical layout of `swizzle`;
+    // `k` selects the 16-wide K slice read by this instruction.
+    std::string acc;
+    Ref a, b;
+    Expr k;                // default 0
+    Expr scale_d;          // default 1
+    Swizzle swizzle = Swizzle::b32;
     // loop
     std::string var;
     Expr loop_count;
@@ -164,6 +199,7 @@ struct Scenario {
     std::vector<TensorMap> tensormaps;
     std::vector<SharedBuffer> shared;
     std::vector<BarrierDecl> barriers;
+    std::vector<AccumulatorDecl> accumulators;
     std::vector<Op> program;
     Expectation expect;
     std::string content_hash;    // fnv1a-64 of the file bytes, hex
@@ -172,6 +208,7 @@ struct Scenario {
     const TensorMap* find_map(const std::string& n) const;
     const SharedBuffer* find_shared(const std::string& n) const;
     const BarrierDecl* find_barrier(const std::string& n) const;
+    const AccumulatorDecl* find_accumulator(const std::string& n) const;
     // Every op in program order, loops' bodies included (pointers into `program`).
     std::vector<const Op*> all_ops() const;
     const Op* find_op(int id) const;

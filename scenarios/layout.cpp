@@ -23,6 +23,8 @@ int64_t SharedLayout::offset_of(const std::string& name, int64_t index) const {
     return s->offset + index * s->stride;
 }
 
+std::string staged_map_slot(const std::string& map) { return "tensormap." + map; }
+
 SharedLayout compute_shared_layout(const Scenario& sc) {
     SharedLayout layout;
     int64_t cursor = 0;
@@ -45,6 +47,20 @@ SharedLayout compute_shared_layout(const Scenario& sc) {
         slot.count = bar.count();
         slot.offset = round_up(cursor, 8);
         cursor = slot.offset + 8 * slot.count;
+        layout.slots.push_back(slot);
+    }
+    // The staged (shared-memory) copy of each map in global memory, for tensormap.stage,
+    // tensormap.replace with space: shared and tensormap.cp_fenceproxy: a 128-byte
+    // CUtensorMap, 128-byte aligned. Placed last so the other offsets do not move.
+    for (const TensorMap& m : sc.tensormaps) {
+        if (m.location != MapLocation::global) continue;
+        SharedSlot slot;
+        slot.name = staged_map_slot(m.name);
+        slot.is_tensormap = true;
+        slot.size = 128;
+        slot.stride = 128;
+        slot.offset = round_up(cursor, 128);
+        cursor = slot.offset + 128;
         layout.slots.push_back(slot);
     }
     layout.total_bytes = round_up(cursor, 16);

@@ -13,6 +13,7 @@ namespace tmasim {
 struct SharedSlot {
     std::string name;     // buffer or barrier name (one slot covers the whole array)
     bool is_barrier = false;
+    bool is_tensormap = false;  // the staged copy of a map in global memory
     int64_t offset = 0;   // byte offset of element [0]
     int64_t stride = 0;   // bytes between array elements (size rounded up to align)
     int64_t size = 0;     // bytes of one element
@@ -28,7 +29,10 @@ struct SharedLayout {
     int64_t offset_of(const std::string& name, int64_t index) const;
 };
 
-// Buffers in declaration order, each at its alignment; then the barriers, 8 bytes each.
+// Buffers in declaration order, each at its alignment; then the barriers, 8 bytes each;
+// then a 128-byte staged copy of each map declared with location: global.
 SharedLayout compute_shared_layout(const Scenario& s);
+// The slot name of map `map`'s staged copy ("tensormap.<map>"; not a valid buffer name).
+std::string staged_map_slot(const std::string& map);
 
 }  // namespace tmasim

@@ -12,7 +12,8 @@
 namespace tmasim {
 namespace {
 
-const char* kTopKeys = "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, program, expect";
+const char* kTopKeys =
+    "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, program, expect";
 
 void check_name(const std::string& name, const SourceLoc& loc, const std::string& path) {
     static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
@@ -35,11 +36,17 @@ Launch read_launch(MapReader& m) {
     for (int64_t g : m.int_list("grid", 1, 3, 1, 65535)) l.grid.push_back(static_cast<int>(g));
     l.cluster.clear();
     if (m.has("cluster")) {
-        for (int64_t c : m.int_list("cluster", 1, 3, 1, 1)) l.cluster.push_back(static_cast<int>(c));
+        // 8 CTAs is the portable cluster size (PG 1.2.2.1); larger needs a non-portable opt-in.
+        for (int64_t c : m.int_list("cluster", 1, 3, 1, 8)) l.cluster.push_back(static_cast<int>(c));
     } else {
         l.cluster = {1};
     }
     l.block = static_cast<int>(m.integer("block", 1, 1024));
+    if (l.cluster_size() > 8) m.fail("cluster", "a cluster of " + std::to_string(l.cluster_size()) +
+                                                     " CTAs; allowed: at most 8 (the portable cluster size)");
+    if (l.num_ctas() % l.cluster_size() != 0)
+        m.fail("cluster", "the grid's " + std::to_string(l.num_ctas()) + " CTAs do not split into clusters of " +
+                              std::to_string(l.cluster_size()) + "; allowed: a cluster size that divides the grid");
     m.finish("grid, cluster, block");
     return l;
 }
@@ -120,7 +127,8 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         sc.globals.push_back(t);
     });
     for_each_entry(top, "tensormaps", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
-        m.only_keys("tensor, box, element_strides, swizzle, oob_fill");
+        const char* keys = "tensor, box, element_strides, swizzle, oob_fill, interleave, location";
+        m.only_keys(keys);
         TensorMap tm;
         tm.name = name;
         tm.loc = loc;
@@ -135,7 +143,15 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         auto of = parse_oob_fill(fill);
         if (!of) m.fail("oob_fill", "unknown oob_fill \"" + fill + "\"; allowed: " + allowed_oob_fills());
         tm.oob_fill = *of;
-        m.finish("tensor, box, element_strides, swizzle, oob_fill");
+        std::string il = m.string_or("interleave", "none");
+        auto ilv = parse_interleave(il);
+        if (!ilv) m.fail("interleave", "unknown interleave \"" + il + "\"; allowed: " + allowed_interleaves());
+        tm.interleave = *ilv;
+        std::string where = m.string_or("location", "param");
+        auto loc_kind = parse_map_location(where);
+        if (!loc_kind) m.fail("location", "unknown location \"" + where + "\"; allowed: " + allowed_map_locations());
+        tm.location = *loc_kind;
+        m.finish(keys);
         sc.tensormaps.push_back(tm);
     });
     for_each_entry(top, "shared", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
@@ -159,6 +175,16 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         d.array = m.integer_or("array", 0, 1, 64);
         m.finish("array");
         sc.barriers.push_back(d);
+    });
+    for_each_entry(top, "accumulators", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        m.only_keys("n");
+        AccumulatorDecl a;
+        a.name = name;
+        a.loc = loc;
+        a.n = static_cast<int>(m.integer("n", 8, 256));
+        if (a.n % 8 != 0) m.fail("n", std::to_string(a.n) + " is not a multiple of 8; allowed: 8, 16, ..., 256 [PTX 9.7.15.5]");
+        m.finish("n");
+        sc.accumulators.push_back(a);
     });
     YAML::Node program = top.node("program");
     if (!program.IsSequence() || program.size() == 0)

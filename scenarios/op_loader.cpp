@@ -15,22 +15,22 @@ const std::map<OpKind, std::string>& op_keys() {
         {OpKind::mbarrier_inval, "barrier"},
         {OpKind::fence_mbarrier_init, ""},
         {OpKind::sync, ""},
-        {OpKind::mbarrier_arrive, "barrier, count"},
-        {OpKind::mbarrier_arrive_expect_tx, "barrier, bytes"},
-        {OpKind::mbarrier_expect_tx, "barrier, bytes"},
+        {OpKind::mbarrier_arrive, "barrier, count, cta"},
+        {OpKind::mbarrier_arrive_expect_tx, "barrier, bytes, cta"},
+        {OpKind::mbarrier_expect_tx, "barrier, bytes, cta"},
         {OpKind::mbarrier_wait, "barrier, parity"},
-        {OpKind::tma_load, "map, coords, dst, barrier"},
+        {OpKind::tma_load, "map, coords, dst, barrier, multicast"},
         {OpKind::tma_store, "map, coords, src"},
-        {OpKind::bulk_load, "global, offset, bytes, dst, barrier"},
+        {OpKind::bulk_load, "global, offset, bytes, dst, barrier, multicast"},
         {OpKind::bulk_store, "src, global, offset, bytes"},
         {OpKind::bulk_commit_group, ""},
         {OpKind::bulk_wait_group, "n"},
         {OpKind::bulk_wait_group_read, "n"},
-        {OpKind::fence_proxy_async, ""},
+        {OpKind::fence_proxy_async, "space"},
         {OpKind::compute, "buffer, fn, start, count"},
         {OpKind::loop, "var, count, body"},
-        {OpKind::shared_load, "buffer, index, width"},
-        {OpKind::shared_store, "buffer, index, width, value"},
+        {OpKind::shared_load, "buffer, index, width, cta"},
+        {OpKind::shared_store, "buffer, index, width, value, cta"},
         {OpKind::global_load, "global, index, width"},
         {OpKind::cp_async, "global, src_index, dst, dst_index, size, src_size, cache"},
         {OpKind::cp_async_commit_group, ""},
@@ -43,6 +43,21 @@ const std::map<OpKind, std::string>& op_keys() {
         {OpKind::tma_reduce, "map, coords, src, reduce"},
         {OpKind::tma_gather4, "map, rows, col, dst, barrier"},
         {OpKind::tma_scatter4, "map, rows, col, src"},
+        {OpKind::cluster_arrive, "relaxed"},
+        {OpKind::cluster_wait, ""},
+        {OpKind::cluster_sync, ""},
+        {OpKind::st_async, "buffer, index, width, value, barrier, cta, barrier_cta"},
+        {OpKind::tensormap_stage, "map"},
+        {OpKind::tensormap_replace, "map, field, dim, value, global, space"},
+        {OpKind::tensormap_cp_fenceproxy, "map, scope"},
+        {OpKind::fence_proxy_tensormap_release, "scope"},
+        {OpKind::fence_proxy_tensormap_acquire, "map, scope"},
+        {OpKind::wgmma_fence, ""},
+        {OpKind::wgmma_mma_async, "acc, a, b, k, scale_d, swizzle"},
+        {OpKind::wgmma_commit_group, ""},
+        {OpKind::wgmma_wait_group, "n"},
+        {OpKind::wgmma_acc_fill, "acc, value"},
+        {OpKind::wgmma_acc_store, "acc, buffer"},
     };
     return keys;
 }
@@ -98,6 +113,30 @@ Ref read_ref(MapReader& m, const std::string& key) {
     return r;
 }
 
+// A `value` string parsed like compute's `fn` (numbers and expressions alike).
+Expr read_value(MapReader& m) {
+    std::string v = m.string("value");
+    SourceLoc at = m.loc("value");
+    if (m.optional("value").Tag() == "!") at.col += 1;
+    return Expr::parse(v, at, m.key_path("value"));
+}
+
+Scope read_scope(MapReader& m, Scope fallback) {
+    if (!m.has("scope")) return fallback;
+    const std::string text = m.string("scope");
+    auto s = parse_scope(text);
+    if (!s) m.fail("scope", "unknown scope \"" + text + "\"; allowed: " + allowed_scopes());
+    return *s;
+}
+
+// init, inval and wait exist only for the CTA's own barrier (mbarrier.*.shared::cta).
+void reject_remote_barrier(MapReader& m, OpKind kind) {
+    if ((kind == OpKind::mbarrier_init || kind == OpKind::mbarrier_inval || kind == OpKind::mbarrier_wait) && m.has("cta"))
+        m.fail("cta", to_string(kind) + " works on the CTA's own barrier only: a remote (shared::cluster) barrier "
+                                        "takes arrive, expect_tx and complete_tx; allowed: no cta key "
+                                        "[PTX 9.7.13.15.8; semantics.md A10]");
+}
+
 ReduceOp read_reduce(MapReader& m) {
     const std::string text = m.string("reduce");
     auto r = parse_reduce_op(text);
@@ -116,6 +155,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     op.kind = *kind;
     const std::string extra = op_keys().at(op.kind);
     const std::string allowed = "op, by, label" + (extra.empty() ? "" : ", " + extra) + " (for " + kind_text + ")";
+    reject_remote_barrier(m, op.kind);
     m.only_keys("op, by, label" + (extra.empty() ? "" : ", " + extra), " (for " + kind_text + ")");
     op.by = read_selector(m);
     op.label = m.string_or("label", "");
@@ -131,11 +171,13 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     case OpKind::mbarrier_arrive:
         op.barrier = read_ref(m, "barrier");
         op.count = m.has("count") ? m.expr("count") : Expr::constant(1);
+        op.cta = m.expr_or_empty("cta");
         break;
     case OpKind::mbarrier_arrive_expect_tx:
     case OpKind::mbarrier_expect_tx:
         op.barrier = read_ref(m, "barrier");
         op.bytes = m.expr("bytes");
+        op.cta = m.expr_or_empty("cta");
         break;
     case OpKind::mbarrier_wait:
         op.barrier = read_ref(m, "barrier");
@@ -179,6 +221,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         if (op.kind == OpKind::tma_load) {
             op.dst = read_ref(m, "dst");
             op.barrier = read_ref(m, "barrier");
+            op.multicast = m.expr_or_empty("multicast");
         } else if (op.kind == OpKind::tma_store || op.kind == OpKind::tma_reduce) {
             op.src = read_ref(m, "src");
         }
@@ -195,12 +238,17 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.buffer = read_ref(m, "buffer");
         op.index = m.expr("index");
         op.width = m.has("width") ? m.expr("width") : Expr();
-        if (op.kind == OpKind::shared_store) {
-            std::string v = m.string("value");
-            SourceLoc at = m.loc("value");
-            if (m.optional("value").Tag() == "!") at.col += 1;
-            op.value = Expr::parse(v, at, m.key_path("value"));
-        }
+        if (op.kind == OpKind::shared_store) op.value = read_value(m);
+        op.cta = m.expr_or_empty("cta");
+        break;
+    case OpKind::st_async:
+        op.buffer = read_ref(m, "buffer");
+        op.index = m.expr("index");
+        op.width = m.has("width") ? m.expr("width") : Expr();
+        op.value = read_value(m);
+        op.barrier = read_ref(m, "barrier");
+        op.cta = m.expr("cta");
+        op.barrier_cta = m.has("barrier_cta") ? m.expr("barrier_cta") : op.cta;
         break;
     case OpKind::global_load:
         op.global = m.string("global");
@@ -234,6 +282,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         if (op.kind == OpKind::bulk_load) {
             op.dst = read_ref(m, "dst");
             op.barrier = read_ref(m, "barrier");
+            op.multicast = m.expr_or_empty("multicast");
         } else {
             op.src = read_ref(m, "src");
         }
@@ -265,12 +314,76 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.body = read_ops(body, file, m.key_path("body"), next_id);
         break;
     }
+    case OpKind::fence_proxy_async: {
+        const std::string text = m.string_or("space", "cta");
+        auto sp = parse_proxy_space(text);
+        if (!sp) m.fail("space", "unknown state space \"" + text + "\"; allowed: " + allowed_proxy_spaces());
+        op.proxy_space = *sp;
+        break;
+    }
+    case OpKind::cluster_arrive: op.relaxed = m.boolean_or("relaxed", false); break;
+    case OpKind::tensormap_stage: op.map = m.string("map"); break;
+    case OpKind::tensormap_replace: {
+        op.map = m.string("map");
+        const std::string f = m.string("field");
+        auto field = parse_map_field(f);
+        if (!field) m.fail("field", "unknown field \"" + f + "\"; allowed: " + allowed_map_fields());
+        op.field = *field;
+        const std::string sp = m.string("space");
+        auto space = parse_space(sp);
+        if (!space) m.fail("space", "unknown space \"" + sp + "\"; allowed: " + allowed_spaces());
+        op.space = *space;
+        if (op.field == MapField::global_address) {
+            op.global = m.string("global");
+        } else {
+            op.dim = m.expr("dim");
+            if (!op.dim.is_constant()) m.fail("dim", "must be a constant (PTX's ord operand is an immediate)");
+            op.value = m.expr("value");
+        }
+        break;
+    }
+    case OpKind::tensormap_cp_fenceproxy:
+        op.map = m.string("map");
+        op.scope = read_scope(m, Scope::gpu);
+        break;
+    case OpKind::fence_proxy_tensormap_release: op.scope = read_scope(m, Scope::gpu); break;
+    case OpKind::fence_proxy_tensormap_acquire:
+        op.map = m.string("map");
+        op.scope = read_scope(m, Scope::gpu);
+        break;
+    case OpKind::wgmma_mma_async: {
+        op.acc = m.string("acc");
+        op.a = read_ref(m, "a");
+        op.b = read_ref(m, "b");
+        op.k = m.has("k") ? m.expr("k") : Expr::constant(0);
+        op.scale_d = m.has("scale_d") ? m.expr("scale_d") : Expr::constant(1);
+        const std::string sw = m.string_or("swizzle", "32B");
+        auto swz = parse_swizzle(sw);
+        if (!swz) m.fail("swizzle", "unknown swizzle \"" + sw + "\"; allowed: " + allowed_swizzles());
+        op.swizzle = *swz;
+        break;
+    }
+    case OpKind::wgmma_wait_group:
+        op.n = m.expr("n");
+        if (!op.n.is_constant()) m.fail("n", "must be a constant (an immediate in PTX)");
+        break;
+    case OpKind::wgmma_acc_fill:
+        op.acc = m.string("acc");
+        op.value = read_value(m);
+        break;
+    case OpKind::wgmma_acc_store:
+        op.acc = m.string("acc");
+        op.buffer = read_ref(m, "buffer");
+        break;
     case OpKind::fence_mbarrier_init:
     case OpKind::sync:
     case OpKind::bulk_commit_group:
-    case OpKind::fence_proxy_async:
     case OpKind::cp_async_commit_group:
     case OpKind::cp_async_wait_all:
+    case OpKind::cluster_wait:
+    case OpKind::cluster_sync:
+    case OpKind::wgmma_fence:
+    case OpKind::wgmma_commit_group:
         break;
     }
     m.finish(allowed);

@@ -5,6 +5,7 @@
 
 #include "scenarios/layout.h"
 #include "scenarios/tensormap_rules.h"
+#include "scenarios/validator_util.h"
 
 namespace tmasim {
 namespace {
@@ -14,18 +15,7 @@ constexpr int64_t kMaxTx = (int64_t(1) << 20) - 1;
 constexpr int64_t kMaxOpInstances = 1000000;
 constexpr int64_t kMaxSharedBytes = 232448;  // 227 KB per block (sm_90 opt-in)
 
-std::string join(const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out.empty() ? "(none declared)" : out;
-}
-
-template <typename T>
-std::vector<std::string> names_of(const std::vector<T>& v) {
-    std::vector<std::string> out;
-    for (const auto& x : v) out.push_back(x.name);
-    return out;
-}
+std::string join(const std::vector<std::string>& v) { return join_names(v); }
 
 class Validator {
 public:
@@ -33,11 +23,11 @@ public:
 
     void run() {
         check_declarations();
-        check_ops_static(sc_.program, {"cta"});
+        check_ops_static(sc_.program, {"cta", "rank"});
         check_expectation();
         int64_t instances = 0;
         for (int cta = 0; cta < sc_.launch.num_ctas(); ++cta)
-            check_ops_dynamic(sc_.program, {{"cta", cta}}, instances);
+            check_ops_dynamic(sc_.program, {{"cta", cta}, {"rank", cta % sc_.launch.cluster_size()}}, instances);
     }
 
 private:
@@ -78,13 +68,10 @@ private:
         return false;
     }
 
-    static std::string key(const Op& op, const std::string& k) { return to_string(op.kind) + "." + k; }
+    static std::string key(const Op& op, const std::string& k) { return op_key(op, k); }
 
     void check_vars(const Expr& e, const std::vector<std::string>& scope, const std::string& k) const {
-        if (e.empty()) return;
-        for (const auto& v : e.variables())
-            if (std::find(scope.begin(), scope.end(), v) == scope.end())
-                throw ScenarioError(e.loc(), k, "unknown variable '" + v + "'; allowed here: " + join(scope));
+        check_expr_vars(e, scope, k);
     }
 
     void check_ref(const Ref& r, bool barrier, const std::vector<std::string>& scope, const std::string& k) const {
@@ -110,6 +97,11 @@ private:
         const Selector& s = op.by;
         if (op.kind == OpKind::sync && s.kind != Selector::Kind::all)
             throw ScenarioError(op.loc, key(op, "by"), "sync (__syncthreads) is executed by every thread; allowed: all");
+        const bool cluster_barrier = op.kind == OpKind::cluster_arrive || op.kind == OpKind::cluster_wait ||
+                                     op.kind == OpKind::cluster_sync;
+        if (cluster_barrier && s.kind != Selector::Kind::all)
+            throw ScenarioError(op.loc, key(op, "by"), to_string(op.kind) + " is the aligned cluster barrier, executed by "
+                                                                            "every thread of every CTA; allowed: all [PTX 9.7.13.3]");
         if (s.kind == Selector::Kind::predicate) {
             check_vars(s.pred, {"tid", "lane", "warp"}, key(op, "by"));
             bool any = false;
@@ -142,8 +134,14 @@ private:
             for (const Expr& c : op.coords) check_vars(c, scope, key(op, "coords"));
             auto per_thread = scope;
             per_thread.insert(per_thread.end(), {"tid", "lane", "warp"});
-            for (const Expr* e : {&op.index, &op.value, &op.src_index, &op.dst_index, &op.src_size})
-                check_vars(*e, per_thread, to_string(op.kind));
+            for (const Expr* e : {&op.index, &op.value, &op.src_index, &op.dst_index, &op.src_size, &op.cta,
+                                  &op.barrier_cta})
+                if (op.kind != OpKind::wgmma_acc_fill && op.kind != OpKind::tensormap_replace)
+                    check_vars(*e, per_thread, to_string(op.kind));
+            check_vars(op.multicast, scope, key(op, "multicast"));
+            check_cluster_op(sc_, op);
+            check_tensormap_op(sc_, op);
+            check_wgmma_op(sc_, op);
             for (const Expr* e : {&op.width, &op.size})
                 if (!e->empty() && !e->is_constant())
                     throw ScenarioError(e->loc(), to_string(op.kind), "\"" + e->text() +
@@ -244,7 +242,7 @@ private:
     static std::string env_text(const Expr::IntEnv& env) {
         std::string s;
         for (const auto& [k, v] : env)
-            if (k != "cta" || v != 0) s += (s.empty() ? " (" : ", ") + k + "=" + std::to_string(v);
+            if ((k != "cta" && k != "rank") || v != 0) s += (s.empty() ? " (" : ", ") + k + "=" + std::to_string(v);
         return s.empty() ? s : s + ")";
     }
 
@@ -264,13 +262,21 @@ private:
             check_index(op.buffer, false, env, op, "buffer");
             switch (op.kind) {
             case OpKind::mbarrier_init: in_range(op.count, env, 1, kMaxArrivals, op, "count", " [PTX mbarrier expected count]"); break;
-            case OpKind::mbarrier_arrive: in_range(op.count, env, 1, kMaxArrivals, op, "count"); break;
+            case OpKind::mbarrier_arrive:
+                in_range(op.count, env, 1, kMaxArrivals, op, "count");
+                check_peer_per_thread(op, env);
+                break;
             case OpKind::mbarrier_arrive_expect_tx:
-            case OpKind::mbarrier_expect_tx: in_range(op.bytes, env, 0, kMaxTx, op, "bytes", " [PTX tx-count range]"); break;
+            case OpKind::mbarrier_expect_tx:
+                in_range(op.bytes, env, 0, kMaxTx, op, "bytes", " [PTX tx-count range]");
+                check_peer_per_thread(op, env);
+                break;
+            case OpKind::st_async: check_per_thread(op, env, instances); break;
             case OpKind::mbarrier_wait: in_range(op.parity, env, 0, 1, op, "parity"); break;
             case OpKind::bulk_wait_group:
             case OpKind::bulk_wait_group_read: in_range(op.n, env, 0, 63, op, "n"); break;
-            case OpKind::cp_async_wait_group: in_range(op.n, env, 0, 63, op, "n"); break;
+            case OpKind::cp_async_wait_group:
+            case OpKind::wgmma_wait_group: in_range(op.n, env, 0, 63, op, "n"); break;
             case OpKind::bulk_prefetch: check_bulk_prefetch(op, env); break;
             case OpKind::shared_load:
             case OpKind::shared_store:
@@ -280,8 +286,11 @@ private:
             case OpKind::tma_store:
             case OpKind::tma_prefetch:
                 for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
+                in_range(op.multicast, env, 0, 0xFFFF, op, "multicast", " (ctaMask is 16 bits)");
                 break;
             case OpKind::bulk_load:
+                in_range(op.multicast, env, 0, 0xFFFF, op, "multicast", " (ctaMask is 16 bits)");
+                [[fallthrough]];
             case OpKind::bulk_store:
             case OpKind::bulk_reduce: check_bulk(op, env); break;
             case OpKind::tma_reduce:
@@ -373,10 +382,12 @@ private:
             te["tid"] = t;
             te["lane"] = t % 32;
             te["warp"] = t / 32;
-            if (op.kind == OpKind::shared_load || op.kind == OpKind::shared_store) {
+            if (op.kind == OpKind::shared_load || op.kind == OpKind::shared_store || op.kind == OpKind::st_async) {
                 const SharedBuffer* b = sc_.find_shared(op.buffer.name);
                 const int64_t esize = dtype_size(b->type);
                 check_access(op.index, access_width(op, esize), esize, b->num_elements(), te, op, "index", b->name);
+                check_peer(op.cta, op, te, "cta");
+                check_peer(op.barrier_cta, op, te, "barrier_cta");
             } else if (op.kind == OpKind::global_load) {
                 const GlobalTensor* g = sc_.find_global(op.global);
                 const int64_t esize = dtype_size(g->type);
@@ -384,6 +395,25 @@ private:
             } else {
                 check_cp_async(op, te);
             }
+        }
+    }
+
+    // A peer CTA named by its rank in the cluster.
+    void check_peer(const Expr& rank, const Op& op, const Expr::IntEnv& env, const std::string& k) const {
+        in_range(rank, env, 0, sc_.launch.cluster_size() - 1, op, k,
+                 " (a rank in the cluster of " + std::to_string(sc_.launch.cluster_size()) + " CTAs)");
+    }
+
+    // A remote barrier op's `cta`, for every thread that runs it.
+    void check_peer_per_thread(const Op& op, const Expr::IntEnv& env) const {
+        if (op.cta.empty()) return;
+        for (int t = 0; t < sc_.launch.block; ++t) {
+            if (!op.by.includes(t)) continue;
+            Expr::IntEnv te = env;
+            te["tid"] = t;
+            te["lane"] = t % 32;
+            te["warp"] = t / 32;
+            check_peer(op.cta, op, te, "cta");
         }
     }
 

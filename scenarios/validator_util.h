@@ -1,0 +1,41 @@
+#pragma once
+// Small helpers the validator's files share: name lists for messages, error keys, and
+// the check that an expression uses only the variables in scope.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+
+namespace tmasim {
+
+inline std::string join_names(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out.empty() ? "(none declared)" : out;
+}
+
+template <typename T>
+std::vector<std::string> names_of(const std::vector<T>& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v) out.push_back(x.name);
+    return out;
+}
+
+// "tma.load.coords": the key path errors name.
+inline std::string op_key(const Op& op, const std::string& k) { return to_string(op.kind) + "." + k; }
+
+inline void check_expr_vars(const Expr& e, const std::vector<std::string>& scope, const std::string& k) {
+    if (e.empty()) return;
+    for (const auto& v : e.variables())
+        if (std::find(scope.begin(), scope.end(), v) == scope.end())
+            throw ScenarioError(e.loc(), k, "unknown variable '" + v + "'; allowed here: " + join_names(scope));
+}
+
+// Checks of the ops added for clusters, device-modified tensor maps and wgmma
+// (validator_async_ops.cpp); each returns at once for other ops.
+void check_cluster_op(const Scenario& sc, const Op& op);
+void check_tensormap_op(const Scenario& sc, const Op& op);
+void check_wgmma_op(const Scenario& sc, const Op& op);
+
+}  // namespace tmasim
