@@ -142,6 +142,15 @@ void check_cluster_op(const Scenario& sc, const Op& op) {
 }
 
 void check_tensormap_op(const Scenario& sc, const Op& op) {
+    if (op.kind == OpKind::tma_gather4 || op.kind == OpKind::tma_scatter4) {
+        // PTX 5.5.3.4: tile::gather4/scatter4 take no interleaved layout (semantics.md G34).
+        const TensorMap* m = sc.find_map(op.map);
+        if (m && m->interleave != Interleave::none)
+            throw ScenarioError(op.loc, op_key(op, "map"), "map " + m->name + " is interleaved (" + to_string(m->interleave) +
+                                                               "); " + to_string(op.kind) + " needs interleave: none "
+                                                               "[PTX 5.5.3.4; semantics.md G34]");
+        return;
+    }
     switch (op.kind) {
     case OpKind::tensormap_stage:
     case OpKind::tensormap_cp_fenceproxy:
