@@ -59,6 +59,23 @@ const std::vector<ParamEntry>& param_table() {
         {"cp_async_latency_hbm_cycles", &TimingParams::cp_async_latency_hbm_cycles},
         {"cp_async_wait_resume_cycles", &TimingParams::cp_async_wait_resume_cycles},
         {"prefetch_issue_cycles", &TimingParams::prefetch_issue_cycles},
+        {"dsmem_load_cycles", &TimingParams::dsmem_load_cycles},
+        {"dsmem_store_cycles", &TimingParams::dsmem_store_cycles},
+        {"dsmem_latency_cycles", &TimingParams::dsmem_latency_cycles},
+        {"cluster_arrive_cycles", &TimingParams::cluster_arrive_cycles},
+        {"cluster_barrier_cycles", &TimingParams::cluster_barrier_cycles},
+        {"wgmma_issue_cycles", &TimingParams::wgmma_issue_cycles},
+        {"wgmma_flops_per_cycle", &TimingParams::wgmma_flops_per_cycle},
+        {"wgmma_latency_cycles", &TimingParams::wgmma_latency_cycles},
+        {"wgmma_wait_resume_cycles", &TimingParams::wgmma_wait_resume_cycles},
+        {"wgmma_commit_cycles", &TimingParams::wgmma_commit_cycles},
+        {"wgmma_store_base_cycles", &TimingParams::wgmma_store_base_cycles},
+        {"wgmma_store_register_cycles", &TimingParams::wgmma_store_register_cycles},
+        {"tensormap_stage_cycles", &TimingParams::tensormap_stage_cycles},
+        {"tensormap_replace_cycles", &TimingParams::tensormap_replace_cycles},
+        {"tensormap_cp_fenceproxy_cycles", &TimingParams::tensormap_cp_fenceproxy_cycles},
+        {"fence_proxy_tensormap_release_cycles", &TimingParams::fence_proxy_tensormap_release_cycles},
+        {"fence_proxy_tensormap_acquire_cycles", &TimingParams::fence_proxy_tensormap_acquire_cycles},
     };
     return table;
 }

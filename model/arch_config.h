@@ -45,6 +45,26 @@ struct TimingParams {
     double cp_async_latency_hbm_cycles = 0;  // same, lines from HBM
     double cp_async_wait_resume_cycles = 0;  // from the group's completion to the waiter
     double prefetch_issue_cycles = 0;        // cp.async.bulk.prefetch(.tensor), the instruction
+    // Clusters: distributed shared memory and the cluster barrier.
+    double dsmem_load_cycles = 0;            // ld.shared::cluster of a peer's bytes, issue to data
+    double dsmem_store_cycles = 0;           // st.shared::cluster / st.async / remote arrive: the issue (posted)
+    double dsmem_latency_cycles = 0;         // a posted remote write or arrive reaching the peer SM
+    double cluster_arrive_cycles = 0;        // barrier.cluster.arrive
+    double cluster_barrier_cycles = 0;       // last arrival to the cluster barrier's waiters going on
+    // wgmma (warpgroup MMA from shared memory).
+    double wgmma_issue_cycles = 0;           // wgmma.mma_async, the instruction per warp
+    double wgmma_flops_per_cycle = 0;        // dense f16/bf16 tensor-core rate per SM (4 sub-partitions)
+    double wgmma_latency_cycles = 0;         // an mma's last tensor-core cycle to its result in registers
+    double wgmma_wait_resume_cycles = 0;     // from the group's completion to the waiter
+    double wgmma_commit_cycles = 0;          // wgmma.commit_group
+    double wgmma_store_base_cycles = 0;      // acc_store: the fixed part (fragment addresses)
+    double wgmma_store_register_cycles = 0;  // acc_store: each register's st.shared
+    // Tensor maps in global memory (tensormap.replace and its fences).
+    double tensormap_stage_cycles = 0;              // one thread copies the 128-byte template to shared memory
+    double tensormap_replace_cycles = 0;            // tensormap.replace of one field
+    double tensormap_cp_fenceproxy_cycles = 0;      // the warp's 128-byte copy to global memory and its release
+    double fence_proxy_tensormap_release_cycles = 0;
+    double fence_proxy_tensormap_acquire_cycles = 0;
 };
 
 class ArchConfig {

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster_fabric.h"
+#include "model/cluster_multicast.h"
 #include "model/cta_module.h"
 #include "model/gather4_copy.h"
 #include "model/hazard_rules.h"
@@ -14,6 +16,7 @@
 #include "model/sim_time.h"
 #include "model/request_bytes.h"
 #include "model/tensor_copy.h"
+#include "model/tensormap_ops.h"
 
 namespace tmasim::model {
 
@@ -66,6 +69,10 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
         throw std::out_of_range(fmt::format("{}: {} bytes at shared offset {} leave the CTA's {} "
                                             "bytes of shared memory", op_title(op_), r.bytes,
                                             r.smem_offset, smem_size));
+    if (!op_.multicast.empty()) {
+        ClusterMulticast::issue(cta_, op_, env_, std::move(r));  // to every CTA of the ctaMask
+        return;
+    }
     register_request(r, thread);
     cta_.engine().submit(std::move(r));
 }
@@ -119,13 +126,26 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     r.reduce = op_.reduce;
     r.map = s.find_map(op_.map);
     if (!r.map) throw std::out_of_range(fmt::format("{}: unknown tensor map '{}'", op_title(op_), op_.map));
-    r.tensor = r.map->tensor;
     for (const Expr& c : op_.coords) r.coords.push_back(c.eval_int(env_));
-    const TensorCopy copy(cta_.run().global.tensor(r.tensor), *r.map);
+    // The map's fields now: a map in global memory may have been retargeted or resized
+    // (and must have been released and acquired, B15).
+    const TensorMapUse use = TensorMapUse::at_issue(cta_, op_, site, thread, r.coords);
+    r.fields = use.fields;
+    r.tensormap_reader = use.reader;
+    r.tensor = r.fields->tensor;
+    const TensorCopy copy(*r.fields);
     r.bytes = copy.box_bytes();
     r.smem_offset = buffer_base_;
     if (r.kind == TmaRequest::Kind::tensor_prefetch) return r;
     check_alignment(site, "shared-memory box address", r.smem_offset, 128);
+    // The box's first byte in each row must be 16-byte aligned: on the H200 a tile load or
+    // store whose innermost coordinate is 1 f32 element (4 bytes) in traps with
+    // CUDA_ERROR_ILLEGAL_INSTRUCTION (device/scripts/probe_misaligned.sh).
+    const int64_t inner_bytes = r.coords.back() * dtype_size(cta_.run().global.tensor(r.tensor).type);
+    if (r.map->interleave == Interleave::none && inner_bytes % 16 != 0)
+        trap(site, "tma.inner_coord_alignment",
+             fmt::format("{}: innermost coordinate {} is byte offset {} in the row, not a multiple of 16",
+                         op_title(op_), r.coords.back(), inner_bytes));
     if (r.kind == TmaRequest::Kind::tensor_store || r.kind == TmaRequest::Kind::tensor_reduce) {
         // A reduce writes global memory like a store, so the same trap applies (D26).
         for (size_t d = 0; d < r.coords.size(); ++d)
@@ -148,6 +168,9 @@ TmaRequest CopyIssuer::row_request(const EventSite& site, int thread) {
     r.kind = op_.kind == OpKind::tma_gather4 ? TmaRequest::Kind::gather4 : TmaRequest::Kind::scatter4;
     r.map = cta_.run().scenario.find_map(op_.map);
     if (!r.map) throw std::out_of_range(fmt::format("{}: unknown tensor map '{}'", op_title(op_), op_.map));
+    if (r.map->location == MapLocation::global)
+        throw std::logic_error(fmt::format("model: {}: gather4/scatter4 through a map in global memory is not "
+                                           "modelled yet", op_title(op_)));
     r.tensor = r.map->tensor;
     for (const Expr& e : op_.rows) r.rows.push_back(e.eval_int(env_));
     r.col = op_.col.eval_int(env_);
@@ -217,6 +240,8 @@ void CopyIssuer::check_alignment(const EventSite& site, const std::string& what,
 }
 
 void CopyIssuer::check_proxy_fence(const EventSite& site, int thread, int64_t first, int64_t last) {
+    // Bytes peers wrote into this CTA through DSMEM or st.async are the cluster's to check.
+    if (Cluster* c = cluster_of(cta_)) c->check_async_read(cta_, op_, site, thread, buffer_, buffer_base_, first, last);
     const auto v = cta_.tracker().check_async_read(thread, first, last - first + 1);
     if (!v) return;
     const Scenario& s = cta_.run().scenario;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster_fabric.h"
 #include "model/cp_async_unit.h"
 #include "model/hazard_rules.h"
 #include "model/op_text.h"
@@ -35,6 +36,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       barriers_(run.scenario, run.layout),
       groups_(run.scenario.launch.block),
       cp_groups_(run.scenario.launch.block),
+      wgmma_((run.scenario.launch.num_warps() + 3) / 4, WgmmaState(run.scenario.accumulators)),
       sync_(run.scenario.launch.num_warps()) {
     for (const Op* op : run.scenario.all_ops())
         if (op->kind == OpKind::mbarrier_wait) waited_barriers_.insert(op->barrier.name);
@@ -55,14 +57,16 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
                                const Op& op, const EventSite& site) {
     BarrierSlot& b = barriers_.at(barrier);
     bool completed = false;
-    const bool arrival = action == BarrierAction::arrive || action == BarrierAction::async_arrive;
+    const bool arrival = action == BarrierAction::arrive || action == BarrierAction::async_arrive ||
+                         action == BarrierAction::remote_arrive;
     if (arrival) check_observed_before_arrive(b, op, site);
     try {
         switch (action) {
             case BarrierAction::init: b.state.init(amount); break;
             case BarrierAction::inval: b.state.inval(); break;
             case BarrierAction::arrive:
-            case BarrierAction::async_arrive: completed = b.state.arrive(amount); break;
+            case BarrierAction::async_arrive:
+            case BarrierAction::remote_arrive: completed = b.state.arrive(amount); break;
             case BarrierAction::expect_tx: completed = b.state.expect_tx(amount); break;
             case BarrierAction::complete_tx: completed = b.state.complete_tx(amount); break;
             case BarrierAction::increment_pending: b.state.increment_pending(); break;
@@ -92,6 +96,8 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
         tracker_.release_into(tracker_.tma_agent(barrier), b.releasing);
         log_barrier_state(b, site, "complete_tx", {{"bytes", std::to_string(amount)}});
     }
+    if (Cluster* c = cluster_of(*this))
+        c->on_barrier_action(*this, barrier, action, thread, completed ? b.state.phase() - 1 : -1);
     if (completed) {
         const int64_t phase = b.state.phase() - 1;
         b.phase_bytes[phase] = b.state.last_phase_bytes();
@@ -146,6 +152,7 @@ uint64_t CtaModule::sync_arrive(int warp) {
 void CtaModule::warp_exited(int warp) {
     sync_.exit(warp);
     try_release_sync();
+    if (Cluster* c = cluster_of(*this)) c->on_warp_exit(*this, warp);
 }
 
 void CtaModule::try_release_sync() {
@@ -156,6 +163,7 @@ void CtaModule::try_release_sync() {
     for (int w : *warps)
         for (int l = 0; l < 32 && w * 32 + l < num_threads(); ++l) threads.push_back(w * 32 + l);
     tracker_.cta_sync(threads);
+    if (Cluster* c = cluster_of(*this)) c->on_cta_sync(*this, threads);
     sync_changed_.notify(sc_core::SC_ZERO_TIME);
 }
 

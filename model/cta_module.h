@@ -21,6 +21,7 @@
 #include "model/proxy_tracker.h"
 #include "model/run_context.h"
 #include "model/tma_engine.h"
+#include "model/wgmma_state.h"
 
 namespace tmasim::model {
 
@@ -45,13 +46,18 @@ public:
     CpAsyncGroups& cp_groups() { return cp_groups_; }
     AsyncWriteRegistry& async_writes() { return async_writes_; }
     BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
+    // The wgmma state of warpgroup `group` (warps 4*group .. 4*group+3).
+    WgmmaState& wgmma(int group) { return wgmma_.at(group); }
     // What AsyncWriteRegistry asks about the barriers' observed phases.
     BarrierObservations observations() const;
 
     // async_arrive: a cp.async.mbarrier.arrive firing once the thread's copies landed (it
     // publishes the thread's cp.async agent, not the thread); increment_pending: the
-    // non-.noinc form's pending += 1 at issue.
-    enum class BarrierAction { init, inval, arrive, expect_tx, complete_tx, async_arrive, increment_pending };
+    // non-.noinc form's pending += 1 at issue; remote_arrive: an arrive by a thread of
+    // another CTA of the cluster (`thread` is its tid there; the cluster tracks what it
+    // releases, this CTA's tracker cannot).
+    enum class BarrierAction { init, inval, arrive, expect_tx, complete_tx, async_arrive, increment_pending,
+                               remote_arrive };
     // Applies one mbarrier action by `thread` (for complete_tx: the thread that issued the
     // copy). Logs complete_tx / phase_flip, publishes released clocks, wakes waiters. A
     // broken rule is reported as a hazard at `site` and the action is dropped (false).
@@ -100,6 +106,7 @@ private:
     CpAsyncGroups cp_groups_;
     AsyncWriteRegistry async_writes_;
     BulkStoreRegistry bulk_stores_;
+    std::vector<WgmmaState> wgmma_;          // one per warpgroup (4 warps)
     std::set<std::string> waited_barriers_;  // declared names some op waits on (A9)
     std::set<std::string> used_maps_;        // tensor maps whose descriptor this CTA fetched
     std::set<std::tuple<int, std::vector<int64_t>, std::string>> reported_;

@@ -5,23 +5,28 @@
 #include "model/arch_config.h"
 #include "model/event_log.h"
 #include "model/global_memory.h"
+#include "model/tensormap_state.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
 
 namespace tmasim::model {
 
+class ClusterFabric;
+
 struct RunContext {
     RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l)
-        : scenario(s), arch(a), timing(a.timing()), layout(l), global(s) {}
+        : scenario(s), arch(a), timing(a.timing()), layout(l), global(s), tensormaps(s) {}
 
     const Scenario& scenario;
     const ArchConfig& arch;
     const TimingParams& timing;
     const SharedLayout& layout;
     GlobalMemory global;
+    TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     EventLog log;
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
+    ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)
 };
 
 }  // namespace tmasim::model

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <systemc>
 
+#include "model/cluster_fabric.h"
 #include "model/cta_module.h"
 #include "model/hang_report.h"
 
@@ -14,6 +15,10 @@ Simulation::Simulation(const Scenario& s, const ArchConfig& arch)
     const int n = s.launch.num_ctas();
     for (int c = 0; c < n; ++c)
         ctas_.push_back(std::make_unique<CtaModule>(fmt::format("cta{}", c).c_str(), context_, c));
+    std::vector<CtaModule*> ctas;
+    for (auto& c : ctas_) ctas.push_back(c.get());
+    fabric_ = std::make_unique<ClusterFabric>("clusters", context_, ctas);
+    context_.fabric = fabric_.get();
 }
 
 Simulation::~Simulation() = default;
@@ -21,6 +26,7 @@ Simulation::~Simulation() = default;
 void Simulation::abort_run() {
     context_.aborted = true;
     for (auto& c : ctas_) c->wake_for_abort();
+    if (fabric_) fabric_->wake_for_abort();
 }
 
 RunResult Simulation::run() {
@@ -30,7 +36,9 @@ RunResult Simulation::run() {
         for (auto& c : ctas_) {
             if (c->all_warps_finished()) continue;
             hung = true;
-            for (auto& d : HangReport::describe(*c)) context_.log.report(std::move(d));
+            std::vector<Diagnostic> hangs = HangReport::describe(*c);
+            fabric_->explain_hangs(*c, hangs);  // cluster.wait hangs, and each CTA's rank
+            for (auto& d : hangs) context_.log.report(std::move(d));
         }
         // Blocked threads (hung warps, idle engines) unwind now, so the simulation
         // context can be destroyed with no coroutine still waiting.

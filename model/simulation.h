@@ -15,6 +15,7 @@
 namespace tmasim::model {
 
 class CtaModule;
+class ClusterFabric;
 
 class Simulation {
 public:
@@ -30,6 +31,7 @@ private:
     SharedLayout layout_;
     RunContext context_;
     std::vector<std::unique_ptr<CtaModule>> ctas_;
+    std::unique_ptr<ClusterFabric> fabric_;  // after ctas_: destroyed first, it points into them
 };
 
 }  // namespace tmasim::model

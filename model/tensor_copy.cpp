@@ -10,20 +10,35 @@
 
 namespace tmasim::model {
 
-TensorCopy::TensorCopy(const GlobalTensor& tensor, const TensorMap& map)
-    : shape_(tensor.shape),
-      elem_bytes_(dtype_size(tensor.type)),
-      type_(tensor.type),
-      swizzle_(map.swizzle),
-      fill_(map.oob_fill) {
-    if (map.box.size() != shape_.size())
-        throw std::invalid_argument(fmt::format("model: tensor map {} has rank {} but tensor {} has rank {}",
-                                                map.name, map.box.size(), tensor.name, shape_.size()));
-    for (size_t d = 0; d < map.box.size(); ++d) {
-        int64_t s = d < map.element_strides.size() ? map.element_strides[d] : 1;
-        if (s < 1) s = 1;
-        stride_.push_back(s);
-        extent_.push_back((map.box[d] + s - 1) / s);
+TensorCopy::TensorCopy(const GlobalTensor& tensor, const TensorMap& map) : TensorCopy([&] {
+        if (map.box.size() != tensor.shape.size())
+            throw std::invalid_argument(fmt::format("model: tensor map {} has rank {} but tensor {} has rank {}",
+                                                    map.name, map.box.size(), tensor.name, tensor.shape.size()));
+        return MapFields::encode(map, tensor);
+    }()) {}
+
+TensorCopy::TensorCopy(const MapFields& f)
+    : shape_(f.global_dims),
+      elem_bytes_(f.inner_unit_bytes()),
+      type_(f.type),
+      swizzle_(f.swizzle),
+      fill_(f.oob_fill) {
+    const size_t rank = f.box.size();
+    if (shape_.size() != rank || f.global_strides.size() + 1 != rank || f.element_strides.size() != rank)
+        throw std::invalid_argument(fmt::format("model: tensor map {} has inconsistent ranks", f.map));
+    const bool interleaved = f.interleave != Interleave::none;
+    for (size_t d = 0; d < rank; ++d) {
+        const int64_t bytes = d + 1 < rank ? f.global_strides[d] : elem_bytes_;
+        if (bytes % elem_bytes_ != 0)
+            throw std::invalid_argument(fmt::format("model: tensor map {}: stride {} of dimension {} is not a "
+                                                    "multiple of {} bytes", f.map, bytes, d, elem_bytes_));
+        index_stride_.push_back(bytes / elem_bytes_);
+        const bool inner = d + 1 == rank;
+        int64_t s = std::max<int64_t>(1, f.element_strides[d]);
+        if (inner && !interleaved) s = 1;  // the TMA ignores it
+        const bool single = interleaved && rank >= 2 && d == 1;
+        stride_.push_back(single ? 1 : s);
+        extent_.push_back(single ? 1 : (f.box[d] + s - 1) / s);
     }
 }
 
@@ -35,14 +50,13 @@ int64_t TensorCopy::box_elements() const {
 
 int64_t TensorCopy::global_element(int64_t k, const std::vector<int64_t>& coords) const {
     // Decompose k row-major (last dimension fastest), then map to the tensor.
-    int64_t index = 0, rest = k, scale = 1;
+    int64_t index = 0, rest = k;
     for (size_t d = extent_.size(); d-- > 0;) {
         int64_t j = rest % extent_[d];
         rest /= extent_[d];
         int64_t c = coords.at(d) + j * stride_[d];
         if (c < 0 || c >= shape_[d]) return -1;
-        index += c * scale;
-        scale *= shape_[d];
+        index += c * index_stride_[d];
     }
     return index;
 }

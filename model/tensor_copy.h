@@ -7,10 +7,22 @@
 // The box in shared memory is dense and row-major over ceil(box/elementStride)
 // elements per dimension (outermost first); with a swizzle mode each byte's absolute
 // address (offset from the 1024-aligned base) is swizzled (semantics.md E28-E29).
+// Without interleave the TMA ignores the innermost element stride (DRV cuTensorMapEncodeTiled;
+// an H200 loaded all 16 bytes of a u8 box with elementStrides[0] = 2).
+//
+// Interleaved maps (INTERLEAVE_16B/32B), as an H200 moves them (probes of boxes 1-5-D, u8,
+// f16, f32, loads and stores; scenarios/catalog/tensormap/interleave_16b_load.yaml):
+//   - the innermost coordinate, dim, box and element stride count 16- or 32-byte units,
+//     whatever the element type (one unit holds a channel slice, PTX 5.5.6);
+//   - dimension 1 (outermost first; the driver's dimension rank-2) is moved at one index,
+//     its box and element stride ignored (it is bounds-checked like the others);
+//   - the box is dense in shared memory over those units, then swizzled as usual; loads
+//     fill out-of-bounds units and credit every byte; a store writes back the same places.
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "model/tensormap_state_fields.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
@@ -18,6 +30,9 @@ namespace tmasim::model {
 class TensorCopy {
 public:
     TensorCopy(const GlobalTensor& tensor, const TensorMap& map);
+    // From a map's current fields (a map in global memory that tensormap.replace changed:
+    // another tensor, dims, strides, box); element indices count `fields.inner_unit_bytes()`.
+    explicit TensorCopy(const MapFields& fields);
 
     const std::vector<int64_t>& extent() const { return extent_; }  // elements per dim
     int64_t box_elements() const;
@@ -62,12 +77,16 @@ public:
 private:
     // Global element index of box element k at `coords`, or -1 when out of bounds.
     int64_t global_element(int64_t k, const std::vector<int64_t>& coords) const;
-    void fill_oob(uint8_t* element) const { fill_oob_element(element, type_, fill_); }
+    // An out-of-bounds box element: every data element of it (an interleave unit holds several).
+    void fill_oob(uint8_t* element) const {
+        for (int64_t b = 0; b < elem_bytes_; b += dtype_size(type_)) fill_oob_element(element + b, type_, fill_);
+    }
 
-    std::vector<int64_t> shape_;
+    std::vector<int64_t> shape_;         // global dims: the bounds of each coordinate
+    std::vector<int64_t> index_stride_;  // elements (units) between consecutive indices of each dim
     std::vector<int64_t> extent_;
     std::vector<int64_t> stride_;
-    int64_t elem_bytes_ = 4;
+    int64_t elem_bytes_ = 4;             // bytes one box element moves: the element, or an interleave unit
     DType type_ = DType::f32;
     Swizzle swizzle_ = Swizzle::none;
     OobFill fill_ = OobFill::zero;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/bank_model.h"
+#include "model/cluster_fabric.h"
 #include "model/cp_async_unit.h"
 #include "model/cta_module.h"
 #include "model/hazard_rules.h"
@@ -65,6 +66,7 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
     const int width = static_cast<int>(op_.width.empty() ? esize : op_.width.eval_int(env_));
     const bool is_store = op_.kind == OpKind::shared_store;
     SharedRaceCheck races(cta_, op_, name, base);
+    Cluster* cluster = cluster_of(cta_);  // its peers' DSMEM accesses may race with this one
     std::vector<BankModel::LaneAccess> accesses;
     for (int lane : lanes) {
         const Expr::IntEnv env = lane_env(lane);
@@ -76,6 +78,9 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
         accesses.push_back({lane, offset});
         const int thread = warp_ * 32 + lane;
         races.access(lane_site(lane), thread, offset, width, is_store);
+        if (cluster)
+            cluster->generic_access(cta_, op_, lane_site(lane), thread, cluster->rank_of(cta_), name, base, offset,
+                                    width, is_store);
         if (!is_store) continue;
         uint8_t* data = cta_.smem().data() + base;
         for (int64_t e = index; e < index + width / esize; ++e) store_value(*buf, data, e, env);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster_fabric.h"
 #include "model/cta_module.h"
 #include "model/sim_time.h"
 #include "model/request_bytes.h"
@@ -20,8 +21,8 @@ TmaEngine::TmaEngine(sc_core::sc_module_name name, CtaModule& cta)
     SC_THREAD(landing_thread);
 }
 
-void TmaEngine::submit(TmaRequest r) {
-    queue_.push_back(std::move(r));
+void TmaEngine::submit(TmaRequest r, int64_t fixed_latency) {
+    queue_.emplace_back(std::move(r), fixed_latency);
     queued_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -78,13 +79,14 @@ void TmaEngine::port_loop() {
     for (;;) {
         while (queue_.empty() && !run_aborted()) sc_core::wait(queued_);
         if (run_aborted()) return;
-        InFlight f{std::move(queue_.front()), {}};
+        InFlight f{std::move(queue_.front().first), {}};
+        const int64_t fixed_latency = queue_.front().second;
         queue_.pop_front();
         const TmaRequest& r = f.req;
         port_active_ = &r;
         const int64_t start = now_cycles();
         cta_.run().log.add_model_only(r.site, "tma_start", start, request_detail(r));
-        const int64_t latency = latency_for(r);
+        const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r);
         if (loads_smem(r.kind)) f.payload = read_source(r);
         // The port streams the request's bytes; the next request waits for it, latency does not.
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
@@ -93,6 +95,7 @@ void TmaEngine::port_loop() {
         if (writes_global(r.kind)) {
             f.payload = read_source(r);
             cta_.groups().mark_read(r.bulk_token);
+            cta_.run().tensormaps.end_read(r.tensormap_reader);  // wait_group.read covers the map read too (C19)
             cta_.run().log.add_model_only(r.site, "bulk_read_done", now_cycles(), request_detail(r));
             progress_.notify(sc_core::SC_ZERO_TIME);
         }
@@ -128,6 +131,7 @@ void TmaEngine::land(InFlight& f) {
     RunContext& run = cta_.run();
     if (is_prefetch(r.kind)) {
         run.log.add_model_only(r.site, "prefetch_done", now_cycles(), request_detail(r));
+        run.tensormaps.end_read(r.tensormap_reader);
         return;
     }
     if (loads_smem(r.kind)) {
@@ -136,12 +140,14 @@ void TmaEngine::land(InFlight& f) {
         const int agent = cta_.tracker().tma_agent(r.barrier);
         bytes_of(r).write_smem(f.payload, cta_.smem());
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
+        run.tensormaps.end_read(r.tensormap_reader);
         // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
         // box, OOB fill included (A6). A phase that completes on an early chunk publishes
         // only the chunks before it, so readers of the later ones race (race.early_pass).
         for (const TmaRequest::Chunk& c : r.chunks) {
             const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
+            if (Cluster* cl = cluster_of(cta_)) cl->on_async_overwrite(cta_, c.first, c.last - c.first + 1);
             if (!cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, c.credit, r.thread, *r.op,
                                      r.site))
                 break;  // the barrier refused the credit (a reported fault or hazard)

@@ -29,7 +29,9 @@ public:
     TmaEngine(sc_core::sc_module_name name, CtaModule& cta);
     SC_HAS_PROCESS(TmaEngine);
 
-    void submit(TmaRequest r);
+    // `fixed_latency` >= 0: the request's L2/HBM latency is already known (a multicast
+    // fetched once for every destination), not looked up again.
+    void submit(TmaRequest r, int64_t fixed_latency = -1);
     // Notified whenever a store's source was read or its writes landed.
     sc_core::sc_event& progress() { return progress_; }
     void wake_for_abort();
@@ -51,7 +53,7 @@ private:
     RequestBytes bytes_of(const TmaRequest& r);
 
     CtaModule& cta_;
-    std::deque<TmaRequest> queue_;
+    std::deque<std::pair<TmaRequest, int64_t>> queue_;  // request, fixed latency or -1
     // Landing order: (time, sequence) so equal times keep issue order.
     std::map<std::tuple<int64_t, uint64_t>, InFlight> landing_;
     uint64_t sequence_ = 0;

@@ -4,6 +4,7 @@
 // means a new kind (reduce, gather4, scatter4) is classified once: the engine, the issuer
 // and the byte movement (RequestBytes) all agree on what reads or writes which memory.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
+
+struct MapFields;
 
 struct TmaRequest {
     // Prefetches move no bytes into shared memory: they only warm the L2 lines (the
@@ -26,6 +29,10 @@ struct TmaRequest {
     EventSite site;                 // the issuing op instance and thread
     int thread = 0;
     const TensorMap* map = nullptr; // tensor ops
+    // Tensor ops: the map's fields at issue (a map in global memory may have been changed
+    // by tensormap.replace); the bytes move by these, not by the declaration.
+    std::shared_ptr<const MapFields> fields;
+    int tensormap_reader = -1;      // a map in global memory: its in-flight read (TensorMapStates)
     std::string tensor;             // global tensor name
     std::vector<int64_t> coords;    // tensor ops, outermost first
     std::vector<int64_t> rows;      // gather4/scatter4: the four row coordinates

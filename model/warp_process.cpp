@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster_fabric.h"
+#include "model/cluster_warp_ops.h"
 #include "model/copy_issuer.h"
 #include "model/cp_async_unit.h"
 #include "model/cta_module.h"
@@ -9,12 +11,15 @@
 #include "model/hazard_rules.h"
 #include "model/op_text.h"
 #include "model/sim_time.h"
+#include "model/tensormap_ops.h"
 #include "model/thread_access.h"
+#include "model/wgmma_warp_ops.h"
 
 namespace tmasim::model {
 
 WarpProcess::WarpProcess(CtaModule& cta, int warp) : cta_(cta), warp_(warp) {
     env_["cta"] = cta.index();
+    env_["rank"] = cta.index() % cta.run().scenario.launch.cluster_size();  // %cluster_ctarank
 }
 
 void WarpProcess::run() {
@@ -61,6 +66,18 @@ bool WarpProcess::exec(const Op& op) {
     if (lanes.empty()) return false;
     const TimingParams& tp = cta_.run().timing;
     const std::vector<int> ev = event_lanes(op, lanes);
+    if (ClusterWarpOps::handles(op)) {
+        ClusterWarpOps(*this).exec(op, lanes);
+        return true;
+    }
+    if (TensorMapWarpOps::handles(op)) {
+        TensorMapWarpOps(*this).exec(op, lanes);
+        return true;
+    }
+    if (WgmmaWarpOps::handles(op)) {
+        WgmmaWarpOps(*this).exec(op, lanes);
+        return true;
+    }
     switch (op.kind) {
         case OpKind::mbarrier_wait: op_wait(op, lanes); return true;
         case OpKind::sync: op_sync(op); return true;
@@ -101,11 +118,6 @@ bool WarpProcess::exec(const Op& op) {
             op_barrier(op, lanes);
             cost = tp.mbarrier_arrive_expect_tx_cycles;
             break;
-        case OpKind::fence_mbarrier_init: cost = tp.fence_mbarrier_init_cycles; break;
-        case OpKind::fence_proxy_async:
-            for (int l : lanes) cta_.tracker().fence_proxy_async(thread(l));
-            cost = tp.fence_proxy_async_cycles;
-            break;
         case OpKind::tma_load:
         case OpKind::tma_store:
         case OpKind::bulk_load:
@@ -119,8 +131,10 @@ bool WarpProcess::exec(const Op& op) {
             CopyIssuer issuer(cta_, op, env_);
             for (int l : lanes) issuer.issue(site(op, l), thread(l));
             cost = CopyIssuer::issue_cycles(op.kind, tp);
-            // The first tensor op on a map in this CTA also fetches its descriptor.
-            if (!op.map.empty() && cta_.first_use_of_map(op.map)) cost += tp.tensormap_fetch_cycles;
+            // The first tensor op on a map in this CTA also fetches its descriptor, and so
+            // does the first after a write of a map in global memory (a new descriptor key).
+            if (!op.map.empty() && cta_.first_use_of_map(cta_.run().tensormaps.descriptor_key(op.map)))
+                cost += tp.tensormap_fetch_cycles;
             break;
         }
         case OpKind::cp_async: {
@@ -252,6 +266,11 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
         auto it = slot.released.find(phase);
         if (it != slot.released.end())
             for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
+        if (Cluster* c = cluster_of(cta_)) {
+            std::vector<int> threads;
+            for (int l : lanes) threads.push_back(thread(l));
+            c->on_barrier_acquired(cta_, b, phase, threads);
+        }
     }
     const TimingParams& tp = cta_.run().timing;
     spend(waited ? tp.mbarrier_wait_resume_cycles : tp.issue_cycles);

@@ -21,7 +21,7 @@ class CtaModule;
 
 // What a warp is blocked on, for hang reports.
 struct BlockedAt {
-    enum class Kind { none, mbarrier_wait, sync, bulk_wait, cp_async_wait };
+    enum class Kind { none, mbarrier_wait, sync, bulk_wait, cp_async_wait, cluster_wait };
     Kind kind = Kind::none;
     const Op* op = nullptr;
     std::vector<int64_t> iters;
@@ -39,6 +39,10 @@ public:
     const BlockedAt& blocked() const { return blocked_; }
 
 private:
+    friend class ClusterWarpOps;  // runs the cluster ops with this warp's events, costs and waits
+    friend class WgmmaWarpOps;    // runs the wgmma ops the same way
+    friend class TensorMapWarpOps;  // and the tensormap ops (stage, replace, cp_fenceproxy, fences)
+
     void exec_ops(const std::vector<Op>& ops);
     // Runs one op if any lane of this warp executes it; false when the warp skips it.
     bool exec(const Op& op);

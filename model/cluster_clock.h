@@ -1,0 +1,51 @@
+#pragma once
+// Happens-before among the threads of one cluster (semantics.md A10, F31, F33), for the
+// rules that cross CTAs: DSMEM races, remote-barrier init publication, a CTA exiting while
+// a peer still uses its shared memory. Each thread ("agent": rank * block + tid) has a
+// logical clock, ticked at every event the cluster rules look at, and a vector of what it
+// has synchronised with: CTA syncs, mbarrier release-arrive -> acquire-wait (local or
+// remote), st.async completion, the cluster barrier.
+//
+// The CTA's own ProxyTracker keeps its vector clocks per CTA; these span the cluster. After
+// a barrier every participant knows the same, so the vectors are shared between threads
+// and copied only when one thread learns something the others do not: a cluster of 8 CTAs
+// of 1024 threads stays small in the common, barrier-heavy programs.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace tmasim::model {
+
+class ClusterClock {
+public:
+    using Clock = std::vector<uint32_t>;
+    using SharedClock = std::shared_ptr<const Clock>;
+
+    explicit ClusterClock(int agents);
+
+    int agents() const { return static_cast<int>(own_.size()); }
+    // A new event of `agent`; returns its time (> every earlier event of the agent).
+    uint32_t tick(int agent);
+    uint32_t now(int agent) const { return own_.at(agent); }
+    // Whether `agent` has synchronised with `other`'s event at `time` (or a later one).
+    bool knows(int agent, int other, uint32_t time) const;
+    // What a release by `agent` publishes: everything it knows, its own clock included.
+    SharedClock snapshot(int agent) const;
+    // The same, joined into `accumulated` (sized agents()) without a copy.
+    void release_into(int agent, Clock& accumulated) const;
+    // An acquire that observed `released` (a completed phase, a cluster barrier).
+    void acquire(int agent, const SharedClock& released);
+    // A barrier among `agents` (bar.sync of one CTA): each learns what all of them know.
+    void sync(const std::vector<int>& agents);
+
+    static void join(Clock& into, const Clock& from);
+
+private:
+    std::vector<uint32_t> own_;
+    std::vector<SharedClock> known_;  // known_[a][b]: b's time a has synchronised with (b != a)
+    // The last acquire: threads that knew the same and acquire the same release share the
+    // result. Held as owners, so a freed vector's address can never alias a cached one.
+    SharedClock cache_known_, cache_released_, cache_result_;
+};
+
+}  // namespace tmasim::model
