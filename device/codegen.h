@@ -4,6 +4,9 @@
 //
 // Kernel parameters, in this order (run_device.cpp passes them the same way):
 //   const __grid_constant__ TensorMapParam tmap<i>   one per Scenario::tensormaps entry
+//   TensorMapParam* gmap<i>                          one per map with location: global, in
+//                                                    map order (the 128-byte object TMA reads;
+//                                                    tmap<i> is then tensormap.stage's template)
 //   unsigned char* global<i>                         one per Scenario::globals entry
 //   TraceRecord* trace_buf, unsigned trace_capacity, DeviceStatus* status,
 //   unsigned char* shared_dump, unsigned long long watchdog_ns

@@ -22,6 +22,7 @@ struct DeviceStatus {
     int hang_flag, hang_threads, hang_op, hang_cta, hang_warp, hang_lane;
     int hang_barrier, hang_barrier_index, hang_parity, hang_niters;
     int hang_iters[4];
+    int hang_kind, pad;
     unsigned long long hang_waited_ns;
 };
 
@@ -63,6 +64,7 @@ __device__ __noinline__ void report_hang(DeviceStatus* st, int op, int cta, int 
                                          unsigned parity, unsigned long long waited_ns) {
     atomicAdd(&st->hang_threads, 1);
     if (atomicCAS(&st->hang_flag, 0, 1) != 0) return;
+    st->hang_kind = 0;
     st->hang_op = op; st->hang_cta = cta; st->hang_warp = warp; st->hang_lane = lane;
     st->hang_barrier = barrier; st->hang_barrier_index = barrier_index;
     st->hang_parity = (int)parity; st->hang_niters = niters;
@@ -71,6 +73,27 @@ __device__ __noinline__ void report_hang(DeviceStatus* st, int op, int cta, int 
     st->hang_iters[2] = niters > 2 ? (int)i2 : 0;
     st->hang_iters[3] = niters > 3 ? (int)i3 : 0;
     st->hang_waited_ns = waited_ns;
+    __threadfence();
+}
+
+// Called instead of barrier.cluster.wait by a thread that has not arrived since its last
+// wait: that wait could never return (the phase needs this thread's own arrival) and
+// cannot time out. The caller records the wait as begun, never ended, and exits; exited
+// threads are not waited for, so the rest of the cluster goes on.
+__device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int op, int cta, int warp,
+                                                           int lane, int niters, long long i0,
+                                                           long long i1, long long i2, long long i3) {
+    atomicAdd(&st->hang_threads, 1);
+    if (atomicCAS(&st->hang_flag, 0, 1) != 0) return;
+    st->hang_kind = 1;
+    st->hang_op = op; st->hang_cta = cta; st->hang_warp = warp; st->hang_lane = lane;
+    st->hang_barrier = -1; st->hang_barrier_index = 0; st->hang_parity = 0;
+    st->hang_niters = niters;
+    st->hang_iters[0] = niters > 0 ? (int)i0 : 0;
+    st->hang_iters[1] = niters > 1 ? (int)i1 : 0;
+    st->hang_iters[2] = niters > 2 ? (int)i2 : 0;
+    st->hang_iters[3] = niters > 3 ? (int)i3 : 0;
+    st->hang_waited_ns = 0;
     __threadfence();
 }
 

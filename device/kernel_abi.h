@@ -48,9 +48,20 @@ struct DeviceStatus {
     int32_t hang_parity;
     int32_t hang_niters;
     int32_t hang_iters[kMaxLoopDepth];
+    int32_t hang_kind;        // HangKind of the reported hang
+    int32_t pad;
     uint64_t hang_waited_ns;
 };
-static_assert(sizeof(DeviceStatus) == 72, "DeviceStatus layout is part of the kernel ABI");
+static_assert(sizeof(DeviceStatus) == 80, "DeviceStatus layout is part of the kernel ABI");
+
+// What the first reported hang was (DeviceStatus::hang_kind).
+enum HangKind : int32_t {
+    kHangMbarrierWait = 0,      // an mbarrier wait outlived the watchdog
+    // A thread reached cluster.wait without a barrier.cluster.arrive since its last wait:
+    // the phase would need its own arrival, and barrier.cluster.wait cannot time out, so the
+    // kernel reports it instead of executing the wait, and the thread exits.
+    kHangClusterWaitUnarrived = 1,
+};
 
 // Device declarations of TraceRecord, DeviceStatus, TensorMapParam and the trace/hang
 // helpers the generated code calls, with the layout static_asserts.

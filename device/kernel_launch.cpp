@@ -38,6 +38,13 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
         const GlobalTensor* g = s_.find_global(m.tensor);
         if (!g) throw std::runtime_error("tensor map " + m.name + " names no global tensor");
         encode_tensor_map(drv, m, *g, globals_[static_cast<size_t>(g - s_.globals.data())], &maps_[i]);
+        // A map in global memory is a copy of the encoding in a 128-byte object (64-byte
+        // aligned: cuMemAlloc aligns to at least 256), written before the launch.
+        if (m.location == MapLocation::global) {
+            const CUdeviceptr object = gpu_.alloc(sizeof(CUtensorMap), false);
+            gpu_.upload(object, &maps_[i], sizeof(CUtensorMap));
+            global_maps_.push_back(object);
+        }
     }
 
     // One region per warp (records_per_warp slots, the entry record included), pre-filled
@@ -72,6 +79,7 @@ void KernelLaunch::run() {
     // Parameter order: see codegen.h.
     std::vector<void*> params;
     for (CUtensorMap& m : maps_) params.push_back(&m);
+    for (CUdeviceptr& m : global_maps_) params.push_back(&m);
     for (CUdeviceptr& g : globals_) params.push_back(&g);
     params.push_back(&trace_);
     params.push_back(&trace_capacity_);

@@ -34,6 +34,7 @@ private:
     double watchdog_seconds_;
     CUfunction fn_ = nullptr;
     std::vector<CUtensorMap> maps_;
+    std::vector<CUdeviceptr> global_maps_;  // maps declared location: global, in map order
     std::vector<CUdeviceptr> globals_;
     CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0;
     unsigned trace_capacity_ = 0;

@@ -31,6 +31,7 @@ void KernelWriter::fail(const Op& op, const std::string& what) const {
 
 std::string KernelWriter::kernel() {
     out_.clear();
+    emit_wgmma_wrappers();
     emit_params();
     ++indent_;
     emit_prologue();
@@ -45,6 +46,10 @@ void KernelWriter::emit_params() {
                      s_.launch.block, kKernelName));
     for (size_t i = 0; i < s_.tensormaps.size(); ++i)
         line(fmt::format("    const __grid_constant__ TensorMapParam tmap{},", i));
+    // A map in global memory: the object TMA ops read (tmap<i> is then the template).
+    for (size_t i = 0; i < s_.tensormaps.size(); ++i)
+        if (s_.tensormaps[i].location == MapLocation::global)
+            line(fmt::format("    TensorMapParam* const gmap{},", i));
     for (size_t i = 0; i < s_.globals.size(); ++i)
         line(fmt::format("    unsigned char* const global{},", i));
     line("    TraceRecord* const trace_buf, const unsigned trace_capacity,");
@@ -67,6 +72,9 @@ void KernelWriter::emit_prologue() {
     line("const int warp = tid >> 5;");
     line("const int lane = tid & 31;");
     line("const long long cta_rank = (long long)blockIdx.x;");
+    line("const long long cluster_rank = (long long)read_cluster_ctarank();  // `rank`");
+    if (uses_cluster_barrier())
+        line("bool cluster_arrived = false;  // a barrier.cluster.arrive not yet waited on");
     line(fmt::format("const int warp_lanes = min(32, {} - warp * 32);", block));
     line("const unsigned warp_mask = warp_lanes == 32 ? 0xffffffffu : ((1u << warp_lanes) - 1u);");
     line("// One election per warp while the warp is converged; `elected` ops reuse it.");
@@ -84,6 +92,8 @@ void KernelWriter::emit_prologue() {
     line("// epilogue stores under a condition the compiler cannot rule out: no load is dead.");
     line("unsigned load_sink = 0u;");
     line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
+    line("(void)cluster_rank;");
+    emit_wgmma_registers();
 }
 
 void KernelWriter::emit_ops(const std::vector<Op>& ops) {
@@ -132,7 +142,7 @@ void KernelWriter::emit_op(const Op& op) {
                          op.kind == OpKind::bulk_wait_group ||
                          op.kind == OpKind::bulk_wait_group_read ||
                          op.kind == OpKind::cp_async_wait_group ||
-                         op.kind == OpKind::cp_async_wait_all;
+                         op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
     line(record_call(op, t, is_wait, true, "c1", "n1"));
     close();
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
@@ -150,6 +160,7 @@ void KernelWriter::emit_epilogue() {
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
+    emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
     if (plan.bytes_per_cta == 0) return;
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
@@ -237,10 +248,11 @@ std::string KernelWriter::var_cxx(const std::string& name, const Op& op, bool as
             return as_float ? fmt::format("(float)L{}", d) : fmt::format("L{}", d);
     }
     if (name == "cta") return as_float ? "(float)cta_rank" : "cta_rank";
+    if (name == "rank") return as_float ? "(float)cluster_rank" : "cluster_rank";
     // Per-thread ops (the validator allows these names nowhere else).
     if (name == "tid" || name == "lane" || name == "warp")
         return as_float ? "(float)" + name : "(long long)" + name;
-    fail(op, "expression uses a variable that is neither a loop variable, cta, tid, lane nor warp");
+    fail(op, "expression uses a variable that is neither a loop variable, cta, rank, tid, lane nor warp");
 }
 
 std::string KernelWriter::int_expr(const Expr& e, const Op& op, const char* key) const {

@@ -2,7 +2,10 @@
 // Internal to codegen: writes the kernel body op by op. Split over kernel_writer.cpp
 // (skeleton, selectors, expressions, shared addresses), kernel_writer_ops.cpp (one
 // emitter per op kind), kernel_writer_thread_ops.cpp (the per-thread accesses and the
-// cp.async family) and kernel_writer_reduce_ops.cpp (reductions, gather4 and scatter4).
+// cp.async family) and kernel_writer_reduce_ops.cpp (reductions, gather4 and scatter4),
+// kernel_writer_cluster_ops.cpp (remote barriers, cluster barrier, st.async),
+// kernel_writer_tensormap_ops.cpp (tensor maps in global memory) and
+// kernel_writer_wgmma.cpp (warpgroup MMA: accumulators, descriptors, mma_async).
 #include <string>
 #include <vector>
 
@@ -62,6 +65,7 @@ private:
     void emit_cp_async_wait_group(const Op& op);
     void emit_cp_async_mbarrier_arrive(const Op& op);
     int access_width(const Op& op, int element_size) const;
+    const char* emit_shared_access_addr(const Op& op, int element_size);
     // kernel_writer_reduce_ops.cpp
     void emit_bulk_reduce(const Op& op);
     void emit_tma_reduce(const Op& op);
@@ -76,6 +80,29 @@ private:
     // ", (int)c_fastest, ..., (int)c_outermost": IR coordinates reversed for PTX.
     std::string fastest_first_coords(const Op& op, size_t rank) const;
     std::string global_element_ptr(const Op& op, const Expr& index, const char* key) const;
+    // The bits shared.store and st.async write for `value` into an element of `buf`.
+    std::string store_bits(const Op& op, const SharedBuffer& buf) const;
+    // kernel_writer_cluster_ops.cpp
+    bool cluster_launch() const;        // more than one CTA per cluster
+    bool uses_cluster_barrier() const;  // the kernel tracks `cluster_arrived`
+    std::string peer_addr(const std::string& local, const Op& op, const Expr& rank, const char* key) const;
+    void emit_remote_mbarrier(const Op& op);
+    void emit_cluster_barrier(const Op& op, const Threads& t);
+    void emit_st_async(const Op& op);
+    void emit_fence_proxy_async(const Op& op);
+    void emit_cluster_epilogue();
+    // kernel_writer_tensormap_ops.cpp
+    std::string map_operand(const MapUse& m) const;  // "&tmap<i>", or "(const void*)gmap<i>" in global memory
+    int replace_ord(const Op& op, const TensorMap& map) const;
+    void emit_tensormap_op(const Op& op);
+    void emit_tensormap_replace(const Op& op, const MapUse& m, const std::string& staged_addr);
+    // kernel_writer_wgmma.cpp
+    int accumulator_index(const Op& op) const;
+    void emit_wgmma_wrappers();   // before the kernel: the mma_async forms it uses
+    void emit_wgmma_registers();  // prologue: one zeroed register array per accumulator
+    void emit_wgmma_pins(int acc);
+    void emit_wgmma(const Op& op);
+    void emit_wgmma_mma(const Op& op);
 
     Threads threads_of(const Op& op) const;
     std::string int_expr(const Expr& e, const Op& op, const char* key) const;

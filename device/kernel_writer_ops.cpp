@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "device/kernel_writer.h"
+#include "device/ptx_wrappers.h"
 #include "scenarios/enums.h"
 
 namespace tmasim::device {
@@ -36,6 +37,7 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         line("if (barrier_red_popc_aligned_0(1u) == 0u) __trap();");
         return;
     case OpKind::mbarrier_arrive:
+        if (!op.cta.empty()) return emit_remote_mbarrier(op);
         // Default count 1 uses the sm_80 form; an explicit count needs the sm_90 one.
         if (op.count.empty() || is_constant_one(op.count))
             line(fmt::format("mbarrier_arrive_shared_cta_b64({});", barrier_addr(op.barrier, op).addr));
@@ -44,10 +46,12 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
                              barrier_addr(op.barrier, op).addr, int_expr(op.count, op, "count")));
         return;
     case OpKind::mbarrier_arrive_expect_tx:
+        if (!op.cta.empty()) return emit_remote_mbarrier(op);
         line(fmt::format("mbarrier_arrive_expect_tx_shared_cta_b64({}, (unsigned){});",
                          barrier_addr(op.barrier, op).addr, int_expr(op.bytes, op, "bytes")));
         return;
     case OpKind::mbarrier_expect_tx:
+        if (!op.cta.empty()) return emit_remote_mbarrier(op);
         line(fmt::format("mbarrier_expect_tx_relaxed_cta_shared_cta_b64({}, (unsigned){});",
                          barrier_addr(op.barrier, op).addr, int_expr(op.bytes, op, "bytes")));
         return;
@@ -75,7 +79,7 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         emit_wait_group(op, true);
         return;
     case OpKind::fence_proxy_async:
-        line("fence_proxy_async_shared_cta();");
+        emit_fence_proxy_async(op);
         return;
     case OpKind::compute:
         emit_compute(op, t);
@@ -116,6 +120,29 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpKind::tma_gather4:
     case OpKind::tma_scatter4:
         emit_tma_gather4_scatter4(op);
+        return;
+    case OpKind::cluster_arrive:
+    case OpKind::cluster_wait:
+    case OpKind::cluster_sync:
+        emit_cluster_barrier(op, t);
+        return;
+    case OpKind::st_async:
+        emit_st_async(op);
+        return;
+    case OpKind::tensormap_stage:
+    case OpKind::tensormap_replace:
+    case OpKind::tensormap_cp_fenceproxy:
+    case OpKind::fence_proxy_tensormap_release:
+    case OpKind::fence_proxy_tensormap_acquire:
+        emit_tensormap_op(op);
+        return;
+    case OpKind::wgmma_fence:
+    case OpKind::wgmma_mma_async:
+    case OpKind::wgmma_commit_group:
+    case OpKind::wgmma_wait_group:
+    case OpKind::wgmma_acc_fill:
+    case OpKind::wgmma_acc_store:
+        emit_wgmma(op);
         return;
     case OpKind::loop:
         break;  // emit_loop handles loops
@@ -159,16 +186,23 @@ void KernelWriter::emit_tma(const Op& op) {
     const MapUse m = map_of(op);
     const size_t rank = m.tensor->shape.size();
     const std::string coords = fastest_first_coords(op, rank);
-    if (op.kind == OpKind::tma_load) {
-        line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}, &tmap{}{}, {});",
-                         kRankWords[rank], buffer_addr(op.dst, op).addr, m.index, coords,
+    const std::string map = map_operand(m);
+    if (op.kind == OpKind::tma_load && !op.multicast.empty()) {
+        // The same box into every CTA of the 16-bit ctaMask, each at dst's offset, each
+        // signalling the barrier at the same offset.
+        line(fmt::format("{}({}, {}{}, {}, (unsigned short){});", multicast_tensor_wrapper_name(static_cast<int>(rank)),
+                         buffer_addr(op.dst, op).addr, map, coords, barrier_addr(op.barrier, op).addr,
+                         int_expr(op.multicast, op, "multicast")));
+    } else if (op.kind == OpKind::tma_load) {
+        line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}, {}{}, {});",
+                         kRankWords[rank], buffer_addr(op.dst, op).addr, map, coords,
                          barrier_addr(op.barrier, op).addr));
     } else if (op.kind == OpKind::tma_prefetch) {
-        line(fmt::format("cp_async_bulk_prefetch_tensor_{}_l2_global_tile(&tmap{}{});",
-                         kRankWords[rank], m.index, coords));
+        line(fmt::format("cp_async_bulk_prefetch_tensor_{}_l2_global_tile({}{});",
+                         kRankWords[rank], map, coords));
     } else {
-        line(fmt::format("cp_async_bulk_tensor_{}_global_shared_cta_tile_bulk_group(&tmap{}{}, {});",
-                         kRankWords[rank], m.index, coords, buffer_addr(op.src, op).addr));
+        line(fmt::format("cp_async_bulk_tensor_{}_global_shared_cta_tile_bulk_group({}{}, {});",
+                         kRankWords[rank], map, coords, buffer_addr(op.src, op).addr));
     }
 }
 
@@ -181,7 +215,12 @@ void KernelWriter::emit_bulk(const Op& op, bool load) {
     const std::string global_ptr =
         fmt::format("global{} + {} * {}ll", gi, offset, dtype_size(g->type));
     const std::string bytes = "(unsigned)" + int_expr(op.bytes, op, "bytes");
-    if (load)
+    if (load && !op.multicast.empty())
+        line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier_multicast_cluster({}, {}, {}, {}, "
+                         "(unsigned short){});",
+                         buffer_addr(op.dst, op).addr, global_ptr, bytes, barrier_addr(op.barrier, op).addr,
+                         int_expr(op.multicast, op, "multicast")));
+    else if (load)
         line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier({}, {}, {}, {});",
                          buffer_addr(op.dst, op).addr, global_ptr, bytes,
                          barrier_addr(op.barrier, op).addr));

@@ -35,8 +35,8 @@ void KernelWriter::emit_tma_reduce(const Op& op) {
                              to_string(m.tensor->type)));
     const size_t rank = m.tensor->shape.size();
     const std::string coords = fastest_first_coords(op, rank);
-    line(fmt::format("{}(&tmap{}{}, {});", tensor_reduce_wrapper_name(static_cast<int>(rank), op.reduce),
-                     m.index, coords, buffer_addr(op.src, op).addr));
+    line(fmt::format("{}({}{}, {});", tensor_reduce_wrapper_name(static_cast<int>(rank), op.reduce),
+                     map_operand(m), coords, buffer_addr(op.src, op).addr));
 }
 
 // tile::gather4 / tile::scatter4 address a 2-D map by one column and four rows; PTX takes
@@ -49,12 +49,12 @@ void KernelWriter::emit_tma_gather4_scatter4(const Op& op) {
     std::string coords = fmt::format(", (int){}", int_expr(op.col, op, "col"));
     for (const Expr& row : op.rows) coords += fmt::format(", (int){}", int_expr(row, op, "rows"));
     if (op.kind == OpKind::tma_gather4)
-        line(fmt::format("cp_async_bulk_tensor_2d_shared_cluster_global_tile_gather4_mbarrier({}, &tmap{}{}, {});",
-                         buffer_addr(op.dst, op).addr, m.index, coords,
+        line(fmt::format("cp_async_bulk_tensor_2d_shared_cluster_global_tile_gather4_mbarrier({}, {}{}, {});",
+                         buffer_addr(op.dst, op).addr, map_operand(m), coords,
                          barrier_addr(op.barrier, op).addr));
     else
-        line(fmt::format("cp_async_bulk_tensor_2d_global_shared_cta_tile_scatter4_bulk_group(&tmap{}{}, {});",
-                         m.index, coords, buffer_addr(op.src, op).addr));
+        line(fmt::format("cp_async_bulk_tensor_2d_global_shared_cta_tile_scatter4_bulk_group({}{}, {});",
+                         map_operand(m), coords, buffer_addr(op.src, op).addr));
 }
 
 }  // namespace tmasim::device

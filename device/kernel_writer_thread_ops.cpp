@@ -54,17 +54,16 @@ void KernelWriter::emit_shared_load(const Op& op) {
     if (!buf) fail(op, "buffer names no shared buffer");
     const int esize = dtype_size(buf->type);
     const int width = access_width(op, esize);
-    line(fmt::format("const unsigned addr = {} + (unsigned)({} * {}ll);", buffer_addr(op.buffer, op).addr,
-                     int_expr(op.index, op, "index"), esize));
+    const char* space = emit_shared_access_addr(op, esize);
     if (width <= 4) {
-        line(fmt::format("xor_b32_sink(load_sink, ld_volatile_shared_{}(addr));", width_suffix(width)));
+        line(fmt::format("xor_b32_sink(load_sink, ld_volatile_{}_{}(addr));", space, width_suffix(width)));
     } else if (width == 8) {
         line("unsigned d0, d1;");
-        line("ld_volatile_shared_v2_b32(addr, d0, d1);");
+        line(fmt::format("ld_volatile_{}_v2_b32(addr, d0, d1);", space));
         line("xor_b32_sink(load_sink, d0); xor_b32_sink(load_sink, d1);");
     } else {
         line("unsigned d0, d1, d2, d3;");
-        line("ld_volatile_shared_v4_b32(addr, d0, d1, d2, d3);");
+        line(fmt::format("ld_volatile_{}_v4_b32(addr, d0, d1, d2, d3);", space));
         line("xor_b32_sink(load_sink, d0); xor_b32_sink(load_sink, d1);");
         line("xor_b32_sink(load_sink, d2); xor_b32_sink(load_sink, d3);");
     }
@@ -99,21 +98,8 @@ void KernelWriter::emit_shared_store(const Op& op) {
     if (op.value.empty()) fail(op, "shared.store needs value");
     const int esize = dtype_size(buf->type);
     const int width = access_width(op, esize);
-    const bool is_float = dtype_is_float(buf->type);
-    const std::string value =
-        op.value.to_cxx([&](const std::string& v) { return var_cxx(v, op, is_float); }, is_float);
-
-    std::string bits;
-    switch (buf->type) {
-    case DType::i32: bits = fmt::format("(unsigned)(long long)({})", value); break;
-    case DType::u8: bits = fmt::format("(unsigned)(unsigned char)(long long)({})", value); break;
-    case DType::f32: bits = fmt::format("__float_as_uint((float)({}))", value); break;
-    case DType::f16: bits = fmt::format("(unsigned)f32_to_f16_bits_rne((float)({}))", value); break;
-    case DType::bf16: bits = fmt::format("(unsigned)f32_to_bf16_bits_rne((float)({}))", value); break;
-    }
-    line(fmt::format("const unsigned addr = {} + (unsigned)({} * {}ll);", buffer_addr(op.buffer, op).addr,
-                     int_expr(op.index, op, "index"), esize));
-    line(fmt::format("const unsigned bits = {};", bits));
+    const char* space = emit_shared_access_addr(op, esize);
+    line(fmt::format("const unsigned bits = {};", store_bits(op, *buf)));
     // One element's bits repeated across a 32-bit word; narrower stores use its low bytes.
     if (esize == 1)
         line("const unsigned word = bits * 0x01010101u;");
@@ -122,11 +108,43 @@ void KernelWriter::emit_shared_store(const Op& op) {
     else
         line("const unsigned word = bits;");
     if (width <= 4)
-        line(fmt::format("st_volatile_shared_{}(addr, word);", width_suffix(width)));
+        line(fmt::format("st_volatile_{}_{}(addr, word);", space, width_suffix(width)));
     else if (width == 8)
-        line("st_volatile_shared_v2_b32(addr, word, word);");
+        line(fmt::format("st_volatile_{}_v2_b32(addr, word, word);", space));
     else
-        line("st_volatile_shared_v4_b32(addr, word, word, word, word);");
+        line(fmt::format("st_volatile_{}_v4_b32(addr, word, word, word, word);", space));
+}
+
+// `value` evaluated once per thread exactly as compute evaluates fn for the buffer's type
+// (64-bit integers wrapped to the type; float32 with one rounding per operation, then round
+// to nearest even to f16/bf16): the element's bits in the low bits of a 32-bit word.
+std::string KernelWriter::store_bits(const Op& op, const SharedBuffer& buf) const {
+    if (op.value.empty()) fail(op, "the op needs value");
+    const bool is_float = dtype_is_float(buf.type);
+    const std::string value =
+        op.value.to_cxx([&](const std::string& v) { return var_cxx(v, op, is_float); }, is_float);
+    switch (buf.type) {
+    case DType::i32: return fmt::format("(unsigned)(long long)({})", value);
+    case DType::u8: return fmt::format("(unsigned)(unsigned char)(long long)({})", value);
+    case DType::f32: return fmt::format("__float_as_uint((float)({}))", value);
+    case DType::f16: return fmt::format("(unsigned)f32_to_f16_bits_rne((float)({}))", value);
+    case DType::bf16: return fmt::format("(unsigned)f32_to_bf16_bits_rne((float)({}))", value);
+    }
+    fail(op, "unknown element type");
+}
+
+// The `addr` line of a shared.load/store: this CTA's buffer element, or with `cta:` the
+// same element in that rank's copy of the buffer (mapa; distributed shared memory).
+// Returns the state space the access names ("shared" or "shared_cluster").
+const char* KernelWriter::emit_shared_access_addr(const Op& op, int element_size) {
+    const std::string local = fmt::format("{} + (unsigned)({} * {}ll)", buffer_addr(op.buffer, op).addr,
+                                          int_expr(op.index, op, "index"), element_size);
+    if (op.cta.empty()) {
+        line(fmt::format("const unsigned addr = {};", local));
+        return "shared";
+    }
+    line(fmt::format("const unsigned addr = {};", peer_addr(local, op, op.cta, "cta")));
+    return "shared_cluster";
 }
 
 void KernelWriter::emit_cp_async(const Op& op) {

@@ -31,6 +31,32 @@ std::vector<std::string> ptx_reduce_and_gather_wrapper_names();
 std::string bulk_reduce_wrapper_name(ReduceOp op, DType type);
 std::string tensor_reduce_wrapper_name(int rank, ReduceOp op);
 
+// The part for clusters (ptx_wrappers_cluster.cpp): %cluster_ctarank, mapa and DSMEM
+// accesses, remote mbarrier ops, barrier.cluster, st.async, multicast loads and
+// fence.proxy.async by state space. ptx_wrappers_source() already includes it.
+std::string_view ptx_cluster_wrappers_source();
+std::vector<std::string> ptx_cluster_wrapper_names();
+// "cp_async_bulk_tensor_<rank>d_shared_cluster_global_tile_mbarrier_multicast_cluster"
+std::string multicast_tensor_wrapper_name(int rank);
+
+// The part for tensor maps in global memory (ptx_wrappers_tensormap.cpp): tensormap.replace
+// per field and space, tensormap.cp_fenceproxy and fence.proxy.tensormap::generic per scope
+// (the acquire for cluster, gpu and sys). ptx_wrappers_source() already includes it.
+std::string_view ptx_tensormap_wrappers_source();
+std::vector<std::string> ptx_tensormap_wrapper_names();
+std::string tensormap_replace_wrapper_name(MapField field, Space space);
+std::string tensormap_cp_fenceproxy_wrapper_name(Scope scope);
+std::string fence_proxy_tensormap_wrapper_name(bool release, Scope scope);
+
+// The part for wgmma (ptx_wrappers_wgmma.cpp, sm_90a): wgmma.fence, commit_group and
+// wait_group, a register pin and the shared-memory matrix descriptor; ptx_wrappers_source()
+// already includes it. The mma_async wrappers, one per N and operand type, go into the
+// kernels that use them (wgmma_mma_wrapper_source, f16 or bf16, N = 8, 16, ..., 256).
+std::string_view ptx_wgmma_wrappers_source();
+std::vector<std::string> ptx_wgmma_wrapper_names();
+std::string wgmma_mma_wrapper_name(int n, DType type);
+std::string wgmma_mma_wrapper_source(int n, DType type);
+
 // Names of the fixed wrappers (the generated reduction ones are listed above), for the test that instantiates each one.
 // (The list is checked against the source text by that test.)
 extern const char* const kPtxWrapperNames[];

@@ -32,6 +32,33 @@ std::string seconds_text(double s) {
                                                           : fmt::format("{:g}", s);
 }
 
+// The op, iteration and CTA of a hang report: "op #7 mbarrier.wait (label), iteration [2], cta 1".
+std::string hang_site(const Scenario& s, const DeviceStatus& st, const std::vector<int64_t>& iters) {
+    const Op* op = s.find_op(st.hang_op);
+    std::string where = fmt::format("op #{} {}", st.hang_op, op ? to_string(op->kind) : std::string("?"));
+    if (op && !op->label.empty()) where += fmt::format(" ({})", op->label);
+    if (!iters.empty()) where += fmt::format(", iteration [{}]", fmt::join(iters, ", "));
+    if (s.launch.num_ctas() > 1) where += fmt::format(", cta {}", st.hang_cta);
+    if (s.launch.cluster_size() > 1) where += fmt::format(" (rank {})", st.hang_cta % s.launch.cluster_size());
+    return where;
+}
+
+// barrier.cluster.wait cannot time out; the kernel reports a wait that nothing can complete
+// (the thread never arrived) instead of executing it.
+Diagnostic cluster_wait_diagnostic(const Scenario& s, const DeviceStatus& st, Diagnostic d) {
+    d.rule = "cluster.deadlock";
+    d.message = fmt::format(
+        "hang at {}: warp {} waits on the cluster barrier without a cluster.arrive since its last wait; "
+        "barrier.cluster.wait waits for every non-exited thread of the cluster, the waiting one included, so "
+        "it can never return (the kernel reported it instead of executing it, and the thread exited) "
+        "[PTX 9.7.13.3; semantics.md F33]",
+        hang_site(s, st, d.iters), st.hang_warp);
+    d.detail = {{"warp", std::to_string(st.hang_warp)},
+                {"lane", std::to_string(st.hang_lane)},
+                {"threads_stopped", std::to_string(st.hang_threads)}};
+    return d;
+}
+
 Diagnostic hang_diagnostic(const Scenario& s, const DeviceStatus& st, double watchdog_s) {
     Diagnostic d;
     d.outcome = Outcome::hang;
@@ -39,18 +66,14 @@ Diagnostic hang_diagnostic(const Scenario& s, const DeviceStatus& st, double wat
     d.op = st.hang_op;
     d.cta = st.hang_cta;
     d.iters.assign(st.hang_iters, st.hang_iters + std::clamp(st.hang_niters, 0, kMaxLoopDepth));
+    if (st.hang_kind == kHangClusterWaitUnarrived) return cluster_wait_diagnostic(s, st, d);
     std::string barrier = fmt::format("#{}", st.hang_barrier);
     if (st.hang_barrier >= 0 && static_cast<size_t>(st.hang_barrier) < s.barriers.size()) {
         const BarrierDecl& b = s.barriers[static_cast<size_t>(st.hang_barrier)];
         barrier = b.array == 0 ? b.name : fmt::format("{}[{}]", b.name, st.hang_barrier_index);
     }
-    std::string where = fmt::format("op #{} mbarrier.wait", st.hang_op);
-    if (const Op* op = s.find_op(st.hang_op); op && !op->label.empty())
-        where += fmt::format(" ({})", op->label);
-    if (!d.iters.empty()) where += fmt::format(", iteration [{}]", fmt::join(d.iters, ", "));
-    if (s.launch.num_ctas() > 1) where += fmt::format(", cta {}", st.hang_cta);
     d.message = fmt::format("hang at {}: watchdog expired after {} s waiting for barrier {} parity {}",
-                            where, seconds_text(watchdog_s), barrier, st.hang_parity);
+                            hang_site(s, st, d.iters), seconds_text(watchdog_s), barrier, st.hang_parity);
     d.detail = {{"barrier", barrier},
                 {"parity", std::to_string(st.hang_parity)},
                 {"warp", std::to_string(st.hang_warp)},

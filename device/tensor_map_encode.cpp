@@ -32,14 +32,23 @@ CUtensorMapSwizzle driver_swizzle(Swizzle s) {
     throw std::logic_error("unknown Swizzle");
 }
 
+CUtensorMapInterleave driver_interleave(Interleave i) {
+    switch (i) {
+    case Interleave::none: return CU_TENSOR_MAP_INTERLEAVE_NONE;
+    case Interleave::b16: return CU_TENSOR_MAP_INTERLEAVE_16B;
+    case Interleave::b32: return CU_TENSOR_MAP_INTERLEAVE_32B;
+    }
+    throw std::logic_error("unknown Interleave");
+}
+
 }  // namespace
 
 std::string TensorMapEncodeArgs::describe() const {
     return fmt::format("rank {} dims [{}] strides_bytes [{}] box [{}] element_strides [{}] "
-                       "swizzle {} oob_fill {} (all fastest-first)",
+                       "interleave {} swizzle {} oob_fill {} (all fastest-first)",
                        rank, fmt::join(dims, ", "), fmt::join(strides, ", "), fmt::join(box, ", "),
-                       fmt::join(element_strides, ", "), static_cast<int>(swizzle),
-                       static_cast<int>(oob_fill));
+                       fmt::join(element_strides, ", "), static_cast<int>(interleave),
+                       static_cast<int>(swizzle), static_cast<int>(oob_fill));
 }
 
 TensorMapEncodeArgs tensor_map_encode_args(const TensorMap& map, const GlobalTensor& tensor) {
@@ -51,6 +60,7 @@ TensorMapEncodeArgs tensor_map_encode_args(const TensorMap& map, const GlobalTen
     a.dtype = driver_dtype(tensor.type);
     a.rank = static_cast<cuuint32_t>(rank);
     a.swizzle = driver_swizzle(map.swizzle);
+    a.interleave = driver_interleave(map.interleave);
     // NaN fill is the driver's "NAN_REQUEST_ZERO_FMA"; zero fill is "NONE".
     a.oob_fill = map.oob_fill == OobFill::nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
                                               : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;

@@ -31,7 +31,7 @@ int64_t count_op_instances(const std::vector<Op>& ops, Expr::IntEnv& env) {
 int64_t records_per_warp(const Scenario& s) {
     int64_t most = 0;
     for (int cta = 0; cta < s.launch.num_ctas(); ++cta) {
-        Expr::IntEnv env{{"cta", cta}};
+        Expr::IntEnv env{{"cta", cta}, {"rank", cta % s.launch.cluster_size()}};
         most = std::max(most, 1 + count_op_instances(s.program, env));
     }
     return most;

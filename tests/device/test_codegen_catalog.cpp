@@ -41,13 +41,15 @@ Scenario renamed(Scenario s) {
     }
     for (SharedBuffer& b : s.shared) rename(b.name);
     for (BarrierDecl& b : s.barriers) rename(b.name);
+    for (AccumulatorDecl& a : s.accumulators) rename(a.name);
     std::function<void(std::vector<Op>&)> ops = [&](std::vector<Op>& list) {
         for (Op& op : list) {
             if (!op.label.empty()) rename(op.label);
-            for (Ref* r : {&op.barrier, &op.dst, &op.src, &op.buffer})
+            for (Ref* r : {&op.barrier, &op.dst, &op.src, &op.buffer, &op.a, &op.b})
                 if (!r->name.empty()) rename(r->name);
             if (!op.map.empty()) rename(op.map);
             if (!op.global.empty()) rename(op.global);
+            if (!op.acc.empty()) rename(op.acc);
             ops(op.body);
         }
     };

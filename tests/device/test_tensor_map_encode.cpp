@@ -46,3 +46,21 @@ TEST_CASE("tensor map defaults: unit element strides, zero fill, rank 1 without 
     CHECK(a.oob_fill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     CHECK(a.dtype == CU_TENSOR_MAP_DATA_TYPE_INT32);
 }
+
+TEST_CASE("tensor map interleave reaches the driver's enum", "[device][tensormap]") {
+    GlobalTensor t;
+    t.type = DType::f16;
+    t.shape = {8, 32, 64};
+    TensorMap m;
+    m.name = "m";
+    m.box = {1, 8, 16};
+    m.interleave = Interleave::b32;
+    m.swizzle = Swizzle::b32;
+    TensorMapEncodeArgs a = tensor_map_encode_args(m, t);
+    CHECK(a.interleave == CU_TENSOR_MAP_INTERLEAVE_32B);
+    CHECK(a.describe().find("interleave 2 swizzle 1") != std::string::npos);
+    m.interleave = Interleave::b16;
+    CHECK(tensor_map_encode_args(m, t).interleave == CU_TENSOR_MAP_INTERLEAVE_16B);
+    m.interleave = Interleave::none;
+    CHECK(tensor_map_encode_args(m, t).interleave == CU_TENSOR_MAP_INTERLEAVE_NONE);
+}

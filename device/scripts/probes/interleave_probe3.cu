@@ -1,0 +1,153 @@
+// Probe: how the H100/H200 TMA places interleaved boxes in shared memory.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <string>
+#include <cstdint>
+
+
+__global__ void load_kernel(const __grid_constant__ CUtensorMap map, int c0, int c1, int c2, int c3, int c4, int rank,
+                            unsigned expect, unsigned char* out, int* status) {
+    __shared__ alignas(1024) unsigned char smem[8192];
+    __shared__ alignas(8) unsigned long long bar;
+    for (int i = threadIdx.x; i < 8192; i += blockDim.x) smem[i] = 0xEE;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(expect) : "memory");
+        if (rank == 3)
+            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(b) : "memory");
+        else if (rank == 4)
+            asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(b) : "memory");
+        else
+            asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, %6}], [%7];"
+                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(b) : "memory");
+        long long start = clock64();
+        unsigned ok = 0;
+        while (!ok && clock64() - start < 200000000LL) {
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(ok) : "r"(b) : "memory");
+        }
+        *status = ok ? 1 : 2;
+        long long t = clock64(); while (clock64() - t < 2000000LL) {}
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 8192; i += blockDim.x) out[i] = smem[i];
+}
+
+// Store: smem byte i = (i % 250) + 1, then a 3-d tensor store at coords; global pre-zeroed.
+__global__ void store_kernel(const __grid_constant__ CUtensorMap map, int c0, int c1, int c2) {
+    __shared__ alignas(1024) unsigned char smem[8192];
+    for (int i = threadIdx.x; i < 8192; i += blockDim.x) smem[i] = (unsigned char)((i % 250) + 1);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];"
+                     ::"l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(s) : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode;
+
+
+struct Case {
+    const char* name;
+    CUtensorMapDataType type; int rank;
+    uint64_t dims[5]; uint64_t strides[4]; uint32_t box[5]; uint32_t es[5];
+    CUtensorMapInterleave il; CUtensorMapSwizzle sw; int coords[5]; bool store;
+};
+
+int main() {
+    cudaDriverEntryPointQueryResult q;
+    cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void**)&encode, cudaEnableDefault, &q);
+    const size_t N = 1 << 20;
+    unsigned char* g; cudaMalloc(&g, N);
+    std::vector<unsigned char> h(N);
+    uint64_t x = 12345;
+    for (size_t i = 0; i < N; ++i) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; h[i] = (unsigned char)(x >> 56); if (h[i] == 0xEE || h[i] == 0) h[i] = 1 + (i % 200); }
+    cudaMemcpy(g, h.data(), N, cudaMemcpyHostToDevice);
+    unsigned char* out; cudaMalloc(&out, 8192);
+    int* status; cudaMalloc(&status, 4);
+    auto U8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    auto F16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    auto I16 = CU_TENSOR_MAP_INTERLEAVE_16B; auto I32 = CU_TENSOR_MAP_INTERLEAVE_32B; auto I0 = CU_TENSOR_MAP_INTERLEAVE_NONE;
+    auto S0 = CU_TENSOR_MAP_SWIZZLE_NONE; auto S32 = CU_TENSOR_MAP_SWIZZLE_32B;
+    std::vector<Case> cases = {
+        {"R1 rank5 il16 u8 dims[16,4,4,4,2] st[256,1024,4096,16384] box[16,2,2,2,2]", U8, 5, {16,4,4,4,2}, {256,1024,4096,16384}, {16,2,2,2,2}, {1,1,1,1,1}, I16, S0, {0,0,0,0,0}, false},
+        {"R2 rank3 c1=8 (dims1=8)", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I16, S0, {0,8,0}, false},
+        {"R3 rank3 c1=-1", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I16, S0, {0,-1,0}, false},
+        {"R4 rank4 c2=4 (dims2=4)", U8, 4, {16,8,4,2}, {256,4096,16384}, {16,4,2,2}, {1,1,1,1}, I16, S0, {0,0,4,0}, false},
+        {"R5 u8 il16 box0=24", U8, 3, {32,8,4}, {512,4096}, {24,1,2}, {1,1,1}, I16, S0, {0,0,0}, false},
+        {"R6 u8 il16 box0=48", U8, 3, {64,8,4}, {1024,8192}, {48,1,2}, {1,1,1}, I16, S0, {0,0,0}, false},
+        {"R7 u8 il32 sw32 box0=16", U8, 3, {16,8,4}, {512,4096}, {16,1,2}, {1,1,1}, I32, S32, {0,0,0}, false},
+        {"R8 u8 il16 box0=16 es2=2 box2=4", U8, 3, {16,8,8}, {256,4096}, {16,1,4}, {1,1,2}, I16, S0, {0,0,0}, false},
+        {"R9 f32 il16 box0=4", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, {4,8,4}, {256,4096}, {4,1,2}, {1,1,1}, I16, S0, {0,0,0}, false},
+        {"R10 rank3 dims0=4 box0=16 (oob units)", U8, 3, {4,8,4}, {256,4096}, {16,1,2}, {1,1,1}, I16, S0, {0,0,0}, false},
+        {"W1 store il16 u8 dims[16,8,4] st[256,4096] box[16,4,2]", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I16, S0, {0,1,1}, true},
+        {"W2 store noil u8 dims[16,8,4] st[256,4096] box[16,4,2]", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I0, S0, {0,1,1}, true},
+    };
+    for (auto& c : cases) {
+        CUtensorMap m;
+        memset(&m, 0, sizeof m);
+        CUresult r = encode(&m, c.type, c.rank, g, c.dims, c.strides, c.box, c.es, c.il, c.sw,
+                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        printf("== %s: encode %d\n", c.name, (int)r);
+        if (r != CUDA_SUCCESS) continue;
+        if (c.store) {
+            cudaMemset(g, 0, 65536);
+            store_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2]);
+            cudaError_t e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) { printf("   kernel error %s\n", cudaGetErrorString(e)); return 1; }
+            std::vector<unsigned char> o(65536);
+            cudaMemcpy(o.data(), g, 65536, cudaMemcpyDeviceToHost);
+            // runs of written global bytes: [first, last] and the smem byte each run starts from
+            for (int i = 0; i < 65536;) {
+                if (o[i] == 0) { ++i; continue; }
+                int j = i; while (j + 1 < 65536 && o[j + 1] != 0) ++j;
+                printf("   global %d..%d <- smem value %d..%d\n", i, j, o[i], o[j]);
+                i = j + 1;
+            }
+            cudaMemcpy(g, h.data(), 65536, cudaMemcpyHostToDevice);
+            continue;
+        }
+        int rk = c.rank;
+        load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], c.coords[3], c.coords[4], rk, 0, out, status);
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) { printf("   kernel error %s\n", cudaGetErrorString(e)); return 1; }
+        std::vector<unsigned char> o(8192);
+        cudaMemcpy(o.data(), out, 8192, cudaMemcpyDeviceToHost);
+        int written = 0;
+        for (int i = 0; i < 8192; ++i) if (o[i] != 0xEE) written = i + 1;
+        load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], c.coords[3], c.coords[4], rk, written, out, status);
+        cudaDeviceSynchronize();
+        int st; cudaMemcpy(&st, status, 4, cudaMemcpyDeviceToHost);
+        printf("   %d bytes; expect_tx %d: %s\n", written, written, st == 1 ? "complete" : "TIMEOUT");
+        std::string line;
+        for (int i = 0; i < written; i += 16) {
+            // find the global offset of this 16-byte chunk (unique in the random fill)
+            long found = -2;
+            bool zero = true, untouched = true;
+            for (int j = 0; j < 16; ++j) { zero = zero && o[i+j] == 0; untouched = untouched && o[i+j] == 0xEE; }
+            if (zero) found = -1; else if (untouched) found = -3;
+            else for (size_t a = 0; a + 16 <= 65536; ++a) if (memcmp(&h[a], &o[i], 16) == 0) { found = (long)a; break; }
+            char buf[32];
+            if (found == -1) snprintf(buf, sizeof buf, " Z"); else if (found == -3) snprintf(buf, sizeof buf, " .");
+            else if (found == -2) snprintf(buf, sizeof buf, " ?"); else snprintf(buf, sizeof buf, " %ld", found);
+            line += buf;
+            if ((i / 16) % 16 == 15) { printf("   smem %4d:%s\n", i - 240, line.c_str()); line.clear(); }
+        }
+        if (!line.empty()) printf("   smem ....:%s\n", line.c_str());
+    }
+    return 0;
+}
