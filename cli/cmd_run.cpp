@@ -24,7 +24,7 @@ struct RunArgs {
     std::string backend;
     std::string output;
     std::string diff_dir;
-    std::string arch = "h100-sxm";
+    std::string arch;  // empty: the scenario's own generation (h100-sxm for sm_90, b200 for sm_100)
     uint64_t seed = 0;
     double watchdog = 1.0;
     std::string cache_dir;
@@ -144,7 +144,7 @@ void add_run_command(CLI::App& app, Action& action) {
     sub->add_option("--diff-against", a->diff_dir,
                     "Batch mode: diff each run against DIR/<relative path>.jsonl (e.g. the other backend's "
                     "traces) and add memory and timing columns to the table");
-    a->arch_opt = sub->add_option("--arch", a->arch, "Model: arch config, e.g. h100-sxm, h200")
+    a->arch_opt = sub->add_option("--arch", a->arch, "Model: arch config (h100-sxm, h200, b200); default h100-sxm for sm_90 scenarios, b200 for sm_100")
                       ->capture_default_str();
     a->seed_opt = sub->add_option("--seed", a->seed, "Model: seed for its random choices")->capture_default_str();
     a->watchdog_opt = sub->add_option("--watchdog", a->watchdog, "Device: seconds a wait may take before it is a hang")

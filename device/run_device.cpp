@@ -92,12 +92,21 @@ Diagnostic fault_diagnostic(const CudaError& e) {
     return d;
 }
 
+// wgmma is an sm_90a instruction (Blackwell has tcgen05 instead): elsewhere it would trap.
+void require_wgmma_support(const Scenario& s, const GpuInfo& gpu) {
+    for (const Op* op : s.all_ops())
+        if (op->kind == OpKind::wgmma_mma_async && gpu.cc_major != 9)
+            throw DeviceUnavailable(fmt::format("scenario uses wgmma, which exists on sm_90a only; this GPU is {} ({})",
+                                                gpu.name, gpu.sm()));
+}
+
 }  // namespace
 
 RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     const CudaDriver& driver = CudaDriver::get();  // throws the "no CUDA driver" error
     GpuSession gpu(driver);
     require_architecture(s.arch, gpu.info());
+    require_wgmma_support(s, gpu.info());
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
     const std::string source = generate_kernel_source(s);
@@ -138,6 +147,9 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
         std::vector<MemoryImage> shared = launch.shared_memory();
         result.memory.insert(result.memory.end(), shared.begin(), shared.end());
     }
+    // After a hang too: the snapshots taken before it are flagged, the others are not.
+    std::vector<MemoryImage> snapshots = launch.snapshots();
+    result.memory.insert(result.memory.end(), snapshots.begin(), snapshots.end());
     return result;
 }
 

@@ -122,11 +122,14 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
     cfg.hash_ = fnv1a64_hex(text.data(), text.size());
     for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
-        if (key != "name" && key != "gpu" && key != "parameters")
-            fail(path, kv.first, key, "unknown key; allowed: name, gpu, parameters");
+        if (key != "name" && key != "gpu" && key != "sm" && key != "parameters")
+            fail(path, kv.first, key, "unknown key; allowed: name, gpu, sm, parameters");
     }
     cfg.name_ = scalar_string(path, root["name"], "name");
     cfg.gpu_ = scalar_string(path, root["gpu"], "gpu");
+    cfg.sm_ = scalar_string(path, root["sm"], "sm");
+    if (cfg.sm_ != "sm_90" && cfg.sm_ != "sm_100")
+        fail(path, root["sm"], "sm", "unknown architecture \"" + cfg.sm_ + "\"; allowed: sm_90, sm_100");
     const YAML::Node params = root["parameters"];
     if (!params || !params.IsMap()) fail(path, root, "parameters", "expected a mapping of {value, source}");
 

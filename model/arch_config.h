@@ -77,13 +77,14 @@ public:
 
     const std::string& name() const { return name_; }
     const std::string& gpu() const { return gpu_; }
+    const std::string& sm() const { return sm_; }       // "sm_90" or "sm_100": what the GPU runs
     const std::string& hash() const { return hash_; }   // fnv1a-64 of the file bytes, hex
     const std::string& path() const { return path_; }
     const TimingParams& timing() const { return timing_; }
     const std::map<std::string, std::string>& sources() const { return sources_; }
 
 private:
-    std::string name_, gpu_, hash_, path_;
+    std::string name_, gpu_, sm_, hash_, path_;
     TimingParams timing_;
     std::map<std::string, std::string> sources_;  // parameter -> where its value comes from
 };

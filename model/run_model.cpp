@@ -1,5 +1,8 @@
 #include "model/run_model.h"
 
+#include <stdexcept>
+
+#include <fmt/format.h>
 #include <systemc>
 
 #include "model/arch_config.h"
@@ -40,10 +43,32 @@ void quiet_systemc_reports() {
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }
 
+// The config the scenario runs on when none is named: its own GPU generation's.
+std::string default_arch(const Scenario& s) { return s.arch == "sm_100" ? "b200" : "h100-sxm"; }
+
+bool uses_wgmma(const Scenario& s) {
+    for (const Op* op : s.all_ops())
+        if (op->kind == OpKind::wgmma_mma_async) return true;
+    return false;
+}
+
+// The model refuses what the GPU it models cannot run, as the device backend does.
+void require_runnable(const Scenario& s, const model::ArchConfig& arch) {
+    if (s.arch == "sm_100" && arch.sm() != "sm_100")
+        throw std::runtime_error(fmt::format("{}: scenario needs sm_100 (Blackwell); model arch {} is {}: use "
+                                             "--arch b200", s.file, arch.name(), arch.sm()));
+    if (uses_wgmma(s) && arch.sm() != "sm_90")
+        throw std::runtime_error(fmt::format("{}: wgmma exists on sm_90a only (Blackwell has tcgen05 instead); "
+                                             "model arch {} is {}: use --arch h100-sxm or h200",
+                                             s.file, arch.name(), arch.sm()));
+}
+
 }  // namespace
 
 RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
-    const model::ArchConfig arch = model::ArchConfig::load_named(options.arch, options.arch_dir);
+    const std::string name = options.arch.empty() ? default_arch(scenario) : options.arch;
+    const model::ArchConfig arch = model::ArchConfig::load_named(name, options.arch_dir);
+    require_runnable(scenario, arch);
     quiet_systemc_reports();
     RunResult result;
     {

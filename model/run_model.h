@@ -11,7 +11,9 @@
 namespace tmasim::model {
 
 struct ModelOptions {
-    std::string arch = "h100-sxm";         // a file <arch_dir>/<arch>.yaml
+    // A file <arch_dir>/<arch>.yaml; empty: the scenario's own GPU generation (h100-sxm for
+    // sm_90, b200 for sm_100).
+    std::string arch;
     std::string arch_dir = TMASIM_ARCH_DIR;
     uint64_t seed = 0;                     // recorded in the provenance; the model is deterministic
 };
@@ -22,7 +24,8 @@ namespace tmasim {
 
 using model::ModelOptions;
 
-// Throws std::runtime_error for an unknown arch or an invalid arch config.
+// Throws std::runtime_error for an unknown arch, an invalid arch config, or an arch whose
+// GPU cannot run the scenario (an sm_100 scenario on an sm_90 config; wgmma on sm_100).
 RunResult run_model(const Scenario& scenario, const ModelOptions& options = {});
 
 }  // namespace tmasim
