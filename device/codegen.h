@@ -9,7 +9,8 @@
 //                                                    tmap<i> is then tensormap.stage's template)
 //   unsigned char* global<i>                         one per Scenario::globals entry
 //   TraceRecord* trace_buf, unsigned trace_capacity, DeviceStatus* status,
-//   unsigned char* shared_dump, unsigned long long watchdog_ns
+//   unsigned char* shared_dump, unsigned char* snapshot_area (snapshot_plan.h),
+//   unsigned long long watchdog_ns
 //
 // The generated text never contains a string copied from the YAML: names become indices,
 // expressions are re-emitted from their AST, comments use only op ids and op kinds.

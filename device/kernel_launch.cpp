@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "device/codegen.h"
+#include "device/snapshot_plan.h"
 #include "device/tensor_map_encode.h"
 #include "device/trace_records.h"
 #include "scenarios/layout.h"
@@ -59,6 +60,10 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     dump_ = gpu_.alloc(static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) *
                            static_cast<size_t>(s_.launch.num_ctas()),
                        true);
+    // Zeroed: a slot's taken-flag stays 0 unless the kernel copied its snapshot.
+    snapshot_area_ = gpu_.alloc(static_cast<size_t>(plan_snapshots(s_).bytes_per_cta) *
+                                    static_cast<size_t>(s_.launch.num_ctas()),
+                                true);
     watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
 
     // The kernel aligns its dynamic shared memory up to 1024 bytes itself.
@@ -85,6 +90,7 @@ void KernelLaunch::run() {
     params.push_back(&trace_capacity_);
     params.push_back(&status_);
     params.push_back(&dump_);
+    params.push_back(&snapshot_area_);
     params.push_back(&watchdog_ns_);
 
     int cluster = 1;
@@ -159,6 +165,13 @@ std::vector<MemoryImage> KernelLaunch::shared_memory() {
         }
     }
     return out;
+}
+
+std::vector<MemoryImage> KernelLaunch::snapshots() {
+    const SnapshotPlan plan = plan_snapshots(s_);
+    std::vector<uint8_t> area(static_cast<size_t>(plan.bytes_per_cta) * static_cast<size_t>(s_.launch.num_ctas()));
+    if (!area.empty()) gpu_.download(area.data(), snapshot_area_, area.size());
+    return snapshot_images(s_, plan, area);
 }
 
 }  // namespace tmasim::device

@@ -1,6 +1,6 @@
 #pragma once
 // One launch of a scenario's kernel: device buffers (global tensors, trace, status, shared
-// dump), tensor maps, the launch itself, and reading the results back.
+// dump, snapshot area), tensor maps, the launch itself, and reading the results back.
 #include <cuda.h>
 
 #include <vector>
@@ -27,6 +27,7 @@ public:
     std::vector<TraceRecord> trace_records();       // the records that fit in the buffer
     std::vector<MemoryImage> global_memory();       // every global tensor, declaration order
     std::vector<MemoryImage> shared_memory();       // per CTA, every shared buffer (element)
+    std::vector<MemoryImage> snapshots();           // every shared.snapshot taken, (cta, op, iters)
 
 private:
     GpuSession& gpu_;
@@ -36,7 +37,7 @@ private:
     std::vector<CUtensorMap> maps_;
     std::vector<CUdeviceptr> global_maps_;  // maps declared location: global, in map order
     std::vector<CUdeviceptr> globals_;
-    CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0;
+    CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0, snapshot_area_ = 0;
     unsigned trace_capacity_ = 0;
     unsigned long long watchdog_ns_ = 0;
     unsigned smem_bytes_ = 0;

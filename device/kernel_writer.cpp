@@ -7,7 +7,8 @@
 
 namespace tmasim::device {
 
-KernelWriter::KernelWriter(const Scenario& s) : s_(s), layout_(compute_shared_layout(s)) {}
+KernelWriter::KernelWriter(const Scenario& s)
+    : s_(s), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
 
 void KernelWriter::line(const std::string& text) {
     out_.append(static_cast<size_t>(indent_) * 4, ' ');
@@ -54,7 +55,7 @@ void KernelWriter::emit_params() {
         line(fmt::format("    unsigned char* const global{},", i));
     line("    TraceRecord* const trace_buf, const unsigned trace_capacity,");
     line("    DeviceStatus* const status, unsigned char* const shared_dump,");
-    line("    const unsigned long long watchdog_ns)");
+    line("    unsigned char* const snapshot_area, const unsigned long long watchdog_ns)");
     line("{");
 }
 
@@ -92,8 +93,9 @@ void KernelWriter::emit_prologue() {
     line("// epilogue stores under a condition the compiler cannot rule out: no load is dead.");
     line("unsigned load_sink = 0u;");
     line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
-    line("(void)cluster_rank;");
+    line("(void)cluster_rank; (void)snapshot_area;");
     emit_wgmma_registers();
+    emit_snapshot_counters();
 }
 
 void KernelWriter::emit_ops(const std::vector<Op>& ops) {
@@ -146,6 +148,7 @@ void KernelWriter::emit_op(const Op& op) {
     line(record_call(op, t, is_wait, true, "c1", "n1"));
     close();
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
+    if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
 }
 
 std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wait, bool ended,

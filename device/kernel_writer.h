@@ -5,10 +5,12 @@
 // cp.async family) and kernel_writer_reduce_ops.cpp (reductions, gather4 and scatter4),
 // kernel_writer_cluster_ops.cpp (remote barriers, cluster barrier, st.async),
 // kernel_writer_tensormap_ops.cpp (tensor maps in global memory) and
-// kernel_writer_wgmma.cpp (warpgroup MMA: accumulators, descriptors, mma_async).
+// kernel_writer_wgmma.cpp (warpgroup MMA: accumulators, descriptors, mma_async) and
+// kernel_writer_snapshot.cpp (shared.snapshot's copy into the snapshot area).
 #include <string>
 #include <vector>
 
+#include "device/snapshot_plan.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
 
@@ -103,6 +105,9 @@ private:
     void emit_wgmma_pins(int acc);
     void emit_wgmma(const Op& op);
     void emit_wgmma_mma(const Op& op);
+    // kernel_writer_snapshot.cpp
+    void emit_snapshot_counters();  // prologue: one instance counter per snapshot op
+    void emit_snapshot(const Op& op);
 
     Threads threads_of(const Op& op) const;
     std::string int_expr(const Expr& e, const Op& op, const char* key) const;
@@ -116,6 +121,7 @@ private:
 
     const Scenario& s_;
     SharedLayout layout_;
+    SnapshotPlan snapshots_;
     std::string out_;
     int indent_ = 0;
     std::vector<std::string> loop_vars_;  // YAML names of the enclosing loops, outermost first

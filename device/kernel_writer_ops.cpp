@@ -96,6 +96,9 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpKind::global_load:
         emit_global_load(op);
         return;
+    case OpKind::shared_snapshot:
+        emit_snapshot(op);
+        return;
     case OpKind::cp_async:
         emit_cp_async(op);
         return;

@@ -5,6 +5,7 @@
 #include "model/arch_config.h"
 #include "model/event_log.h"
 #include "model/global_memory.h"
+#include "model/snapshot_op.h"
 #include "model/tensormap_state.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
@@ -24,6 +25,7 @@ struct RunContext {
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     EventLog log;
+    SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
     ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)

@@ -53,6 +53,7 @@ RunResult Simulation::run() {
     r.memory = context_.global.images();
     for (auto& c : ctas_)
         for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));
+    for (auto& m : context_.snapshots.images()) r.memory.push_back(std::move(m));
     return r;
 }
 

@@ -66,7 +66,6 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
     const int width = static_cast<int>(op_.width.empty() ? esize : op_.width.eval_int(env_));
     const bool is_store = op_.kind == OpKind::shared_store;
     SharedRaceCheck races(cta_, op_, name, base);
-    Cluster* cluster = cluster_of(cta_);  // its peers' DSMEM accesses may race with this one
     std::vector<BankModel::LaneAccess> accesses;
     for (int lane : lanes) {
         const Expr::IntEnv env = lane_env(lane);
@@ -77,10 +76,7 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
         const int64_t offset = base + index * esize;
         accesses.push_back({lane, offset});
         const int thread = warp_ * 32 + lane;
-        races.access(lane_site(lane), thread, offset, width, is_store);
-        if (cluster)
-            cluster->generic_access(cta_, op_, lane_site(lane), thread, cluster->rank_of(cta_), name, base, offset,
-                                    width, is_store);
+        check_generic(races, name, base, lane, offset, width, is_store);
         if (!is_store) continue;
         uint8_t* data = cta_.smem().data() + base;
         for (int64_t e = index; e < index + width / esize; ++e) store_value(*buf, data, e, env);
@@ -95,6 +91,25 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
     // the warp); a load waits for its data, one more pass per extra wavefront.
     if (is_store) return tp.shared_store_cycles;
     return tp.shared_access_cycles + (c.wavefronts - 1) * tp.shared_wavefront_cycles;
+}
+
+void ThreadAccess::check_generic(SharedRaceCheck& races, const std::string& name, int64_t base, int lane,
+                                 int64_t offset, int64_t bytes, bool is_store) const {
+    const int thread = warp_ * 32 + lane;
+    races.access(lane_site(lane), thread, offset, bytes, is_store);
+    // Its peers' DSMEM accesses may race with this one.
+    if (Cluster* cluster = cluster_of(cta_))
+        cluster->generic_access(cta_, op_, lane_site(lane), thread, cluster->rank_of(cta_), name, base, offset, bytes,
+                                is_store);
+}
+
+std::vector<uint8_t> ThreadAccess::snapshot_read(int lane, std::string& display) {
+    const SharedBuffer* buf = nullptr;
+    const int64_t base = shared_buffer(op_.buffer, display, buf);
+    SharedRaceCheck races(cta_, op_, display, base);
+    check_generic(races, display, base, lane, base, buf->size_bytes(), false);
+    const auto first = cta_.smem().begin() + base;
+    return std::vector<uint8_t>(first, first + buf->size_bytes());
 }
 
 double ThreadAccess::global_load(const std::vector<int>& lanes, std::map<std::string, std::string>& detail) {

@@ -17,6 +17,7 @@
 namespace tmasim::model {
 
 class CtaModule;
+class SharedRaceCheck;
 
 class ThreadAccess {
 public:
@@ -27,11 +28,19 @@ public:
     double shared_access(const std::vector<int>& lanes, std::map<std::string, std::string>& detail);
     double global_load(const std::vector<int>& lanes, std::map<std::string, std::string>& detail);
     double cp_async(const std::vector<int>& lanes);
+    // shared.snapshot: `lane` reads every byte of the op's buffer (this CTA's copy), checked
+    // exactly like a shared.load of those bytes. Returns the bytes as shared memory holds
+    // them now; `display` gets the buffer's name ("stage[1]").
+    std::vector<uint8_t> snapshot_read(int lane, std::string& display);
 
 private:
     Expr::IntEnv lane_env(int lane) const;
     EventSite lane_site(int lane) const;
     int64_t shared_buffer(const Ref& ref, std::string& display, const SharedBuffer*& decl) const;
+    // The race checks of one generic access by `lane` to bytes [offset, offset + bytes) of
+    // buffer `name` (CTA offsets): async writes (SharedRaceCheck) and other CTAs' accesses.
+    void check_generic(SharedRaceCheck& races, const std::string& name, int64_t base, int lane, int64_t offset,
+                       int64_t bytes, bool is_store) const;
     void store_value(const SharedBuffer& buf, uint8_t* data, int64_t element, const Expr::IntEnv& env) const;
 
     CtaModule& cta_;

@@ -11,6 +11,7 @@
 #include "model/hazard_rules.h"
 #include "model/op_text.h"
 #include "model/sim_time.h"
+#include "model/snapshot_op.h"
 #include "model/tensormap_ops.h"
 #include "model/thread_access.h"
 #include "model/wgmma_warp_ops.h"
@@ -94,6 +95,14 @@ bool WarpProcess::exec(const Op& op) {
             emit(op, ev, EventKind::issue, detail);
             spend(cost);
             emit(op, ev, EventKind::complete, detail);
+            return true;
+        }
+        case OpKind::shared_snapshot: {
+            // The read happens at the issue instant: the image holds the bytes landed by then.
+            const double cost = SnapshotOp::take(cta_, op, env_, warp_, lanes.front(), site(op, lanes.front()));
+            emit(op, ev, EventKind::issue);
+            spend(cost);
+            emit(op, ev, EventKind::complete);
             return true;
         }
         default: break;

@@ -52,6 +52,7 @@ const Table<OpKind>& op_table() {
         {OpKind::shared_load, "shared.load"},
         {OpKind::shared_store, "shared.store"},
         {OpKind::global_load, "global.load"},
+        {OpKind::shared_snapshot, "shared.snapshot"},
         {OpKind::cp_async, "cp.async"},
         {OpKind::cp_async_commit_group, "cp.async.commit_group"},
         {OpKind::cp_async_wait_group, "cp.async.wait_group"},

@@ -35,6 +35,8 @@ enum class OpKind {
     shared_load,
     shared_store,
     global_load,
+    // One thread reads a whole shared buffer into the run's result (a mid-program image).
+    shared_snapshot,
     // cp.async (LDGSTS): per-thread async copies in the generic proxy.
     cp_async,
     cp_async_commit_group,

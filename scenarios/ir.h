@@ -131,6 +131,7 @@ struct Op {
     Expr global_offset;    // bulk: element offset into `global` (default 0)
     Expr n;                // bulk.wait_group / bulk.wait_group_read: max pending groups
     // compute: buffer[e] = fn(x = buffer[e], idx = e) for e in [range_start, range_start+range_count)
+    // (shared.load/store, st.async, wgmma.acc_store and shared.snapshot name their buffer here too)
     Ref buffer;
     Expr fn;
     Expr range_start;      // default 0

@@ -32,6 +32,7 @@ const std::map<OpKind, std::string>& op_keys() {
         {OpKind::shared_load, "buffer, index, width, cta"},
         {OpKind::shared_store, "buffer, index, width, value, cta"},
         {OpKind::global_load, "global, index, width"},
+        {OpKind::shared_snapshot, "buffer"},
         {OpKind::cp_async, "global, src_index, dst, dst_index, size, src_size, cache"},
         {OpKind::cp_async_commit_group, ""},
         {OpKind::cp_async_wait_group, "n"},
@@ -107,6 +108,8 @@ Ref read_ref(MapReader& m, const std::string& key) {
     r.name = match[1];
     if (match[2].matched) {
         SourceLoc at = r.loc;
+        // A quoted value's location is its opening quote: the text starts one column later.
+        if (m.optional(key).Tag() == "!") at.col += 1;
         at.col += static_cast<int>(match.position(2));
         r.index = Expr::parse(match[2], at, m.key_path(key));
     }
@@ -375,6 +378,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.acc = m.string("acc");
         op.buffer = read_ref(m, "buffer");
         break;
+    case OpKind::shared_snapshot: op.buffer = read_ref(m, "buffer"); break;
     case OpKind::fence_mbarrier_init:
     case OpKind::sync:
     case OpKind::bulk_commit_group:

@@ -28,6 +28,7 @@ public:
         int64_t instances = 0;
         for (int cta = 0; cta < sc_.launch.num_ctas(); ++cta)
             check_ops_dynamic(sc_.program, {{"cta", cta}, {"rank", cta % sc_.launch.cluster_size()}}, instances);
+        check_snapshot_volume(sc_);
     }
 
 private:
@@ -142,6 +143,7 @@ private:
             check_cluster_op(sc_, op);
             check_tensormap_op(sc_, op);
             check_wgmma_op(sc_, op);
+            check_snapshot_op(sc_, op);
             for (const Expr* e : {&op.width, &op.size})
                 if (!e->empty() && !e->is_constant())
                     throw ScenarioError(e->loc(), to_string(op.kind), "\"" + e->text() +

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/values.h"
+
 namespace tmasim {
 namespace {
 
@@ -129,6 +131,12 @@ private:
         o["sm_clock_mhz"] = std::to_string(p.sm_clock_mhz);
         o["time_unit"] = p.sm_clock_mhz > 0 ? "us at the SM clock" : "1 us = 1 SM cycle (clock unknown)";
         o["outcome"] = to_string(r_.outcome);
+        // Snapshot images are too large for the viewer: name, size and hash, to pair them
+        // with the trace file's memory lines.
+        for (const MemoryImage& m : r_.memory)
+            if (m.space == "snapshot")
+                o["snapshot cta" + std::to_string(m.cta) + " " + m.name] =
+                    std::to_string(m.bytes.size()) + " bytes, fnv1a64 " + fnv1a64_hex(m.bytes.data(), m.bytes.size());
         for (size_t i = 0; i < r_.diagnostics.size(); ++i) {
             const Diagnostic& d = r_.diagnostics[i];
             o["diagnostic" + std::to_string(i)] = to_string(d.outcome) + " " + d.rule + ": " + d.message;

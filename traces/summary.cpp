@@ -78,8 +78,8 @@ void print_events(const RunResult& r, const OpNames& names, std::ostream& out) {
 void print_memory(const RunResult& r, std::ostream& out) {
     out << "memory:      " << (r.memory.empty() ? "none" : std::to_string(r.memory.size()) + " image(s)") << '\n';
     for (const MemoryImage& m : r.memory) {
-        std::string where = m.space == "shared" ? fmt::format("shared {} (cta {})", m.name, m.cta)
-                                                : "global " + m.name;
+        std::string where = m.space == "global" ? "global " + m.name
+                                                : fmt::format("{} {} (cta {})", m.space, m.name, m.cta);
         out << fmt::format("  {:<32}  {:>8} bytes  fnv1a64 {}\n", where, m.bytes.size(),
                            fnv1a64_hex(m.bytes.data(), m.bytes.size()));
     }

@@ -87,7 +87,9 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulte
     if (!a || !b) {
         d.status = a ? MemoryDiff::Status::missing_in_b : MemoryDiff::Status::missing_in_a;
         const bool lacking_side_faulted = a ? faulted_b : faulted_a;
-        d.is_mismatch = d.space == "global" && !lacking_side_faulted;
+        // A snapshot is an op's result like a global tensor: both backends take every one
+        // the program reaches, so one taken on one side only is a difference.
+        d.is_mismatch = (d.space == "global" || d.space == "snapshot") && !lacking_side_faulted;
         return d;
     }
     if (d.size_a != d.size_b) {
@@ -113,10 +115,11 @@ std::vector<MemoryDiff> compare_memory(const RunResult& a, const RunResult& b) {
     std::vector<MemoryDiff> out;
     for (const auto& [id, p] : pairs)
         out.push_back(compare_image(p.first, p.second, a.outcome == Outcome::fault, b.outcome == Outcome::fault));
-    // Globals first: they are the scenario's answer.
-    std::stable_sort(out.begin(), out.end(), [](const MemoryDiff& x, const MemoryDiff& y) {
-        return (x.space == "global") > (y.space == "global");
-    });
+    // Globals first: they are the scenario's answer; then the final shared buffers, then the
+    // snapshots (each group by name, then cta).
+    const auto rank = [](const MemoryDiff& m) { return m.space == "global" ? 0 : m.space == "shared" ? 1 : 2; };
+    std::stable_sort(out.begin(), out.end(),
+                     [&](const MemoryDiff& x, const MemoryDiff& y) { return rank(x) < rank(y); });
     return out;
 }
 

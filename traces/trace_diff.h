@@ -28,9 +28,10 @@ struct MemoryDiff {
     size_t size_a = 0, size_b = 0;
     int64_t first_diff = -1;  // byte offset of the first difference (differ only)
     size_t diff_count = 0;    // bytes that differ (differ only)
-    // Global tensors are the scenario's result and always count. A shared buffer only
-    // counts when both runs dumped it: a backend may not be able to read shared memory
-    // back (e.g. after a fault), which is no functional difference.
+    // Global tensors and snapshots are the scenario's result and always count (unless the
+    // side lacking the image faulted). A final shared buffer only counts when both runs
+    // dumped it: a backend may not be able to read shared memory back (e.g. after a fault
+    // or a hang), which is no functional difference.
     bool is_mismatch = false;
 };
 std::string to_string(MemoryDiff::Status s);

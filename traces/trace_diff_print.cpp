@@ -25,10 +25,36 @@ std::string outcome_text(Outcome o, const std::string& why) {
 
 std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
 
+// "snapshot put[3]:stage[1] cta 0: match (512 bytes)".
+std::string snapshot_line(const MemoryDiff& m) {
+    std::string what;
+    switch (m.status) {
+    case MemoryDiff::Status::equal: what = fmt::format("match ({} bytes)", m.size_a); break;
+    case MemoryDiff::Status::differ:
+        what = fmt::format("MISMATCH: {} of {} bytes differ, first at byte offset {}", m.diff_count, m.size_a,
+                           m.first_diff);
+        break;
+    case MemoryDiff::Status::size_mismatch:
+        what = fmt::format("MISMATCH: A {} bytes, B {} bytes", m.size_a, m.size_b);
+        break;
+    case MemoryDiff::Status::missing_in_a:
+    case MemoryDiff::Status::missing_in_b:
+        what = (m.is_mismatch ? "MISMATCH: taken " : "not compared: taken ") +
+               std::string(m.status == MemoryDiff::Status::missing_in_a ? "in B only" : "in A only") +
+               (m.is_mismatch ? "" : " (the other run faulted)");
+        break;
+    }
+    return fmt::format("snapshot {} cta {}: {}", m.name, m.cta, what);
+}
+
 void print_memory(const DiffReport& r, std::ostream& out) {
     out << "MEMORY: " << (r.memory_match() ? "match" : "MISMATCH") << '\n';
     if (r.memory.empty()) out << "  (no memory images on either side)\n";
     for (const MemoryDiff& m : r.memory) {
+        if (m.space == "snapshot") {
+            out << "  " << snapshot_line(m) << '\n';
+            continue;
+        }
         std::string where = m.space == "shared" ? fmt::format("{} {} (cta {})", m.space, m.name, m.cta)
                                                 : fmt::format("{} {}", m.space, m.name);
         std::string what;

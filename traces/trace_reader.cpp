@@ -160,8 +160,8 @@ MemoryImage read_memory(LineFields& f) {
     MemoryImage m;
     m.name = f.str("name");
     m.space = f.str("space");
-    if (m.space != "global" && m.space != "shared")
-        f.fail("memory: space '" + m.space + "'; allowed: global, shared");
+    if (m.space != "global" && m.space != "shared" && m.space != "snapshot")
+        f.fail("memory: space '" + m.space + "'; allowed: global, shared, snapshot");
     m.cta = f.i32("cta");
     uint64_t size = f.u64("size");
     auto bytes = from_hex(f.str("hex"));

@@ -138,14 +138,14 @@ TEST_CASE("guide STAS ring: every buffer ends with its previous neighbour's rank
     for (int cta = 0; cta < 8; ++cta) {
         const MemoryImage& b = shared_of(r, "buffer", cta);
         for (int64_t t = 0; t < 64; ++t) CHECK(i32(b, t) == (cta + 7) % 8);
-        // 100 iterations of 64 four-byte stores into this CTA, and each phase of `filled`
+        // 32 iterations of 64 four-byte stores into this CTA, and each phase of `filled`
         // and `ready` completed once per iteration.
-        CHECK(count_model_events(r, op_id(s, "produce"), cta, "complete_tx") == 6400);
+        CHECK(count_model_events(r, op_id(s, "produce"), cta, "complete_tx") == 32 * 64);
     }
     int flips_ready = 0;
     for (const auto& e : r.events)
         if (e.what == "phase_flip" && e.detail.count("barrier") && e.detail.at("barrier") == "ready") ++flips_ready;
-    CHECK(flips_ready == 8 * 100);
+    CHECK(flips_ready == 8 * 32);
 }
 
 TEST_CASE("cluster dsmem_exchange: each CTA finds its peer's values in its inbox", "[model][cluster][dsmem]") {

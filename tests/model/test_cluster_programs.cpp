@@ -321,7 +321,7 @@ TEST_CASE("cluster.sync: every waiter goes on cluster_barrier_cycles after the l
 TEST_CASE("st.async over bytes the consumer may still read: the STAS ring without `ready`", "[model][cluster][st_async]") {
     std::string ring = read_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/guide/st_async_ring.yaml");
     ring = replaced(ring, "      - {op: mbarrier.wait, barrier: ready, parity: \"it % 2\", label: wait_ready}\n", "");
-    ring = replaced(ring, "count: 100", "count: 2");
+    ring = replaced(ring, "count: 32", "count: 2");
     const RunResult r = run_text(ring);
     INFO(messages(r));
     REQUIRE(r.outcome == Outcome::hazard);
