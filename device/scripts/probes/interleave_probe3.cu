@@ -83,6 +83,7 @@ int main() {
     auto F16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     auto I16 = CU_TENSOR_MAP_INTERLEAVE_16B; auto I32 = CU_TENSOR_MAP_INTERLEAVE_32B; auto I0 = CU_TENSOR_MAP_INTERLEAVE_NONE;
     auto S0 = CU_TENSOR_MAP_SWIZZLE_NONE; auto S32 = CU_TENSOR_MAP_SWIZZLE_32B;
+    auto F32 = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     std::vector<Case> cases = {
         {"R1 rank5 il16 u8 dims[16,4,4,4,2] st[256,1024,4096,16384] box[16,2,2,2,2]", U8, 5, {16,4,4,4,2}, {256,1024,4096,16384}, {16,2,2,2,2}, {1,1,1,1,1}, I16, S0, {0,0,0,0,0}, false},
         {"R2 rank3 c1=8 (dims1=8)", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I16, S0, {0,8,0}, false},
@@ -96,6 +97,8 @@ int main() {
         {"R10 rank3 dims0=4 box0=16 (oob units)", U8, 3, {4,8,4}, {256,4096}, {16,1,2}, {1,1,1}, I16, S0, {0,0,0}, false},
         {"W1 store il16 u8 dims[16,8,4] st[256,4096] box[16,4,2]", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I16, S0, {0,1,1}, true},
         {"W2 store noil u8 dims[16,8,4] st[256,4096] box[16,4,2]", U8, 3, {16,8,4}, {256,4096}, {16,4,2}, {1,1,1}, I0, S0, {0,1,1}, true},
+        {"V1 scenario interleave_16b_load: f32 dims[16,4,2] st[64,256] box[4,2,2] es[2,1,1] c=(1,1,0)", F32, 3, {16,4,2}, {64,256}, {4,2,2}, {2,1,1}, I16, S0, {1,1,0}, false},
+        {"V2 same, store", F32, 3, {16,4,2}, {64,256}, {4,2,2}, {2,1,1}, I16, S0, {1,1,0}, true},
     };
     for (auto& c : cases) {
         CUtensorMap m;
