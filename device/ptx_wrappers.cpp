@@ -372,4 +372,17 @@ const char* const kPtxWrapperNames[] = {
 };
 const int kPtxWrapperCount = sizeof(kPtxWrapperNames) / sizeof(kPtxWrapperNames[0]);
 
+std::string wrapper_name_of(const std::string& instruction) {
+    std::string name;
+    for (size_t i = 0; i < instruction.size(); ++i) {
+        if (instruction.compare(i, 2, "::") == 0) {
+            name += '_';
+            ++i;
+        } else {
+            name += instruction[i] == '.' ? '_' : instruction[i];
+        }
+    }
+    return name;
+}
+
 }  // namespace tmasim::device

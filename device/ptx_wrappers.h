@@ -14,6 +14,10 @@ namespace tmasim::device {
 // CUDA C++ source (NVRTC, -default-device) defining the wrappers.
 std::string_view ptx_wrappers_source();
 
+// The wrapper name of a PTX instruction: "." and "::" become "_"
+// ("cp.reduce.async.bulk.global.shared::cta" -> "cp_reduce_async_bulk_global_shared_cta").
+std::string wrapper_name_of(const std::string& instruction);
+
 // The part for per-thread ops, cp.async and L2 prefetches (ptx_wrappers_thread_ops.cpp);
 // ptx_wrappers_source() already includes it.
 std::string_view ptx_thread_op_wrappers_source();

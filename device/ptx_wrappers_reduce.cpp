@@ -46,19 +46,6 @@ std::string tensor_reduce_instruction(int rank, ReduceOp op) {
                        to_string(op));
 }
 
-// "cp.reduce.async.bulk.global.shared::cta" -> "cp_reduce_async_bulk_global_shared_cta".
-std::string wrapper_name_of(const std::string& instruction) {
-    std::string name;
-    for (size_t i = 0; i < instruction.size(); ++i) {
-        if (instruction.compare(i, 2, "::") == 0) {
-            name += '_';
-            ++i;
-        } else {
-            name += instruction[i] == '.' ? '_' : instruction[i];
-        }
-    }
-    return name;
-}
 
 // Redops the tensor form is generated for: those some element type supports. (The tensor
 // form has no type qualifier; the tensor map's element type selects it.)

@@ -42,19 +42,6 @@ std::string fence_instruction(bool release, Scope scope) {
     return fmt::format("fence.proxy.tensormap::generic.{}.{}", release ? "release" : "acquire", to_string(scope));
 }
 
-// "tensormap.replace.tile.box_dim.shared::cta" -> "tensormap_replace_tile_box_dim_shared_cta".
-std::string wrapper_name_of(const std::string& instruction) {
-    std::string name;
-    for (size_t i = 0; i < instruction.size(); ++i) {
-        if (instruction.compare(i, 2, "::") == 0) {
-            name += '_';
-            ++i;
-        } else {
-            name += instruction[i] == '.' ? '_' : instruction[i];
-        }
-    }
-    return name;
-}
 
 std::string replace_wrapper(MapField f, Space s) {
     const std::string ins = replace_instruction(f, s);

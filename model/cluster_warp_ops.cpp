@@ -80,10 +80,7 @@ int ClusterWarpOps::agent(int lane) const { return cluster_.agent(cta_, w_.threa
 int64_t ClusterWarpOps::barrier_index(const Op& op) const { return w_.barrier_index(op); }
 
 int ClusterWarpOps::target_rank(const Expr& e, int lane) const {
-    Expr::IntEnv env = w_.env_;
-    env["tid"] = w_.thread(lane);
-    env["lane"] = lane;
-    env["warp"] = w_.warp_;
+    const Expr::IntEnv env = thread_env(w_.env_, w_.warp_, lane);
     const int64_t r = e.eval_int(env);
     if (r < 0 || r >= cluster_.size())
         throw std::out_of_range(fmt::format("rank {} (\"{}\") is outside the cluster of {} CTAs", r, e.text(),
@@ -154,10 +151,7 @@ double ClusterWarpOps::dsmem_access(const Op& op, const std::vector<int>& lanes,
     const int64_t width = op.width.empty() ? esize : op.width.eval_int(w_.env_);
     const bool is_store = op.kind == OpKind::shared_store;
     for (int l : remote) {
-        Expr::IntEnv env = w_.env_;
-        env["tid"] = w_.thread(l);
-        env["lane"] = l;
-        env["warp"] = w_.warp_;
+        const Expr::IntEnv env = thread_env(w_.env_, w_.warp_, l);
         const int64_t index = op.index.eval_int(env);
         if (index < 0 || index * esize + width > buf.decl->size_bytes())
             throw std::out_of_range(fmt::format("{}: thread {} accesses element {} outside {} ({} elements)",
@@ -228,10 +222,7 @@ double ClusterWarpOps::st_async(const Op& op, const std::vector<int>& lanes) {
     StAsyncBatch batch;
     std::map<int, Expr::IntEnv> envs;  // per thread, for the value
     for (int l : lanes) {
-        Expr::IntEnv env = w_.env_;
-        env["tid"] = w_.thread(l);
-        env["lane"] = l;
-        env["warp"] = w_.warp_;
+        const Expr::IntEnv env = thread_env(w_.env_, w_.warp_, l);
         const int64_t index = op.index.eval_int(env);
         if (index < 0 || index * esize + width > buf.decl->size_bytes())
             throw std::out_of_range(fmt::format("{}: thread {} stores element {} outside {} ({} elements)",

@@ -20,13 +20,15 @@ namespace tmasim::model {
 ThreadAccess::ThreadAccess(CtaModule& cta, const Op& op, const Expr::IntEnv& env, int warp, EventSite site)
     : cta_(cta), op_(op), env_(env), warp_(warp), site_(std::move(site)) {}
 
-Expr::IntEnv ThreadAccess::lane_env(int lane) const {
-    Expr::IntEnv e = env_;
-    e["tid"] = warp_ * 32 + lane;
+Expr::IntEnv thread_env(const Expr::IntEnv& env, int warp, int lane) {
+    Expr::IntEnv e = env;
+    e["tid"] = warp * 32 + lane;
     e["lane"] = lane;
-    e["warp"] = warp_;
+    e["warp"] = warp;
     return e;
 }
+
+Expr::IntEnv ThreadAccess::lane_env(int lane) const { return thread_env(env_, warp_, lane); }
 
 EventSite ThreadAccess::lane_site(int lane) const {
     EventSite s = site_;

@@ -19,6 +19,10 @@ namespace tmasim::model {
 class CtaModule;
 class SharedRaceCheck;
 
+// The expression environment of one thread: `env` (loop variables, cta, rank) plus its tid,
+// lane and warp.
+Expr::IntEnv thread_env(const Expr::IntEnv& env, int warp, int lane);
+
 class ThreadAccess {
 public:
     // `site` is the op instance's event site; the lane is filled in per access.

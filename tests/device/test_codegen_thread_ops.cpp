@@ -3,6 +3,8 @@
 // wrapper of each instruction, with per-thread indices and the wait records of waits.
 #include <catch2/catch.hpp>
 
+#include "catalog_support.h"
+
 #include <fmt/format.h>
 
 #include "device/codegen.h"
@@ -10,11 +12,11 @@
 #include "scenarios/loader.h"
 
 using namespace tmasim;
+using test::op_id;
 using namespace tmasim::device;
 using namespace tmasim::device::test;
 
 namespace {
-
 const char* kThreadOps = R"yaml(
 scenario: thread_op_features
 summary: every per-thread op, the cp.async family and both L2 prefetches
@@ -79,12 +81,6 @@ Scenario load_thread_ops() {
     return {};
 }
 
-int op_id(const Scenario& s, const std::string& label) {
-    for (const Op* op : s.all_ops())
-        if (op->label == label) return op->id;
-    FAIL("no op labelled " << label);
-    return -1;
-}
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // Which arch config a scenario runs on, and the configs that cannot run it.
 #include <catch2/catch.hpp>
 
+#include "catalog_support.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -10,12 +12,9 @@
 
 using tmasim::model::ArchConfig;
 using namespace tmasim;
+using test::catalog;
 
 namespace {
-Scenario catalog(const std::string& rel) {
-    return load_scenario_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/" + rel);
-}
-
 std::string error_of_run(const Scenario& s, const std::string& arch) {
     ModelOptions o;
     o.arch = arch;

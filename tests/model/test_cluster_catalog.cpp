@@ -3,6 +3,8 @@
 // bytes of the runs that are ok.
 #include <catch2/catch.hpp>
 
+#include "catalog_support.h"
+
 #include <algorithm>
 
 #include "model/run_model.h"
@@ -10,19 +12,10 @@
 #include "scenarios/values.h"
 
 using namespace tmasim;
+using test::catalog;
+using test::op_id;
 
 namespace {
-Scenario catalog(const std::string& rel) {
-    return load_scenario_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/" + rel);
-}
-
-int op_id(const Scenario& s, const std::string& label) {
-    for (const Op* op : s.all_ops())
-        if (op->label == label) return op->id;
-    FAIL("no op labelled " << label);
-    return -1;
-}
-
 const MemoryImage& shared_of(const RunResult& r, const std::string& name, int cta) {
     for (const auto& m : r.memory)
         if (m.name == name && m.space == "shared" && m.cta == cta) return m;

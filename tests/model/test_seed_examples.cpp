@@ -2,6 +2,8 @@
 // and the rule the tilus example breaks without its sync.
 #include <catch2/catch.hpp>
 
+#include "catalog_support.h"
+
 #include <string>
 
 #include "model/run_model.h"
@@ -9,12 +11,9 @@
 #include "scenarios/values.h"
 
 using namespace tmasim;
+using test::catalog;
 
 namespace {
-Scenario catalog(const std::string& rel) {
-    return load_scenario_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/" + rel);
-}
-
 const MemoryImage& global_of(const RunResult& r, const std::string& name) {
     for (const MemoryImage& m : r.memory)
         if (m.space == "global" && m.name == name) return m;

@@ -3,14 +3,16 @@
 // wait is.
 #include <catch2/catch.hpp>
 
+#include "catalog_support.h"
+
 #include "model/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 
 using namespace tmasim;
+using test::op_id;
 
 namespace {
-
 Scenario snapshots_catalog(const std::string& file) {
     return load_scenario_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/snapshots/" + file);
 }
@@ -22,12 +24,6 @@ std::vector<const MemoryImage*> snapshot_images(const RunResult& r) {
     return out;
 }
 
-int op_id(const Scenario& s, const std::string& label) {
-    for (const Op* op : s.all_ops())
-        if (op->label == label) return op->id;
-    FAIL("no op labelled " << label);
-    return -1;
-}
 
 }  // namespace
 

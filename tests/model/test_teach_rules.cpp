@@ -3,6 +3,8 @@
 // cp.async zero-fill and group visibility, and prefetches warming L2.
 #include <catch2/catch.hpp>
 
+#include "catalog_support.h"
+
 #include "model/async_write_registry.h"
 #include "model/cp_async_groups.h"
 #include "model/proxy_tracker.h"
@@ -11,17 +13,12 @@
 #include "scenarios/values.h"
 
 using namespace tmasim;
+using test::op_id;
 using namespace tmasim::model;
 
 namespace {
 Scenario teach(const std::string& name) {
     return load_scenario_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/teach/" + name);
-}
-int op_id(const Scenario& s, const std::string& label) {
-    for (const Op* op : s.all_ops())
-        if (op->label == label) return op->id;
-    FAIL("no op labelled " << label);
-    return -1;
 }
 const TraceEvent& complete_of(const RunResult& r, int op) {
     for (const auto& e : r.events)
