@@ -32,9 +32,16 @@ int64_t SharedBuffer::num_elements() const {
 }
 
 int64_t TensorMap::box_bytes(DType type) const {
-    int64_t n = dtype_size(type);
-    for (size_t d = 0; d < box.size(); ++d) {
+    // As the H200 moves boxes (model/tensor_copy.cpp; device/scripts/probes/README.md): the
+    // innermost element stride is ignored without interleave; with interleave the innermost
+    // dimension counts 16/32-byte units and dimension 1 moves at its single coordinate.
+    const bool interleaved = interleave != Interleave::none;
+    const size_t rank = box.size();
+    int64_t n = interleaved ? interleave_bytes(interleave) : dtype_size(type);
+    for (size_t d = 0; d < rank; ++d) {
+        if (interleaved && rank >= 2 && d == 1) continue;
         int64_t stride = d < element_strides.size() ? element_strides[d] : 1;
+        if (d + 1 == rank && !interleaved) stride = 1;
         n *= (box[d] + stride - 1) / stride;
     }
     return n;

@@ -58,7 +58,8 @@ struct TensorMap {
     MapLocation location = MapLocation::param;
     SourceLoc loc;
     // Bytes one load of the full box writes into shared memory (OOB fill included):
-    // product over dims of ceil(box/elementStride) * element size.
+    // product over dims of ceil(box/elementStride) * element size, with interleave's units
+    // and ignored dimension (see ir.cpp).
     int64_t box_bytes(DType type) const;
 };
 

@@ -47,7 +47,7 @@ TEST_CASE("interleave: maps the driver takes load", "[scenarios][interleave]") {
                                      "sw128.yaml"));
     CHECK_NOTHROW(load_scenario_text(
         with(kBase, kMap, "mapA: {tensor: A, box: [2, 1, 16], interleave: 16B, element_strides: [1, 1, 2]}"), "es.yaml"));
-    CHECK_NOTHROW(load_scenario_text(with(kBase, kMap, "mapA: {tensor: A, box: [2, 1, 32], interleave: 32B, swizzle: 32B}"),
+    CHECK_NOTHROW(load_scenario_text(with(kBase, kMap, "mapA: {tensor: A, box: [2, 1, 16], interleave: 32B, swizzle: 32B}"),
                                      "il32.yaml"));
 }
 
@@ -71,4 +71,15 @@ TEST_CASE("interleave: each broken encode rule has its own message", "[scenarios
     // Without interleave the swizzle span still limits the inner box.
     CHECK_THAT(error_of(with(kBase, kMap, "mapA: {tensor: A, box: [2, 1, 64], swizzle: 32B}"), "span.yaml"),
                Catch::Contains("inner box of 64 bytes exceeds the 32B swizzle span"));
+}
+
+TEST_CASE("interleave: the box's bytes count 16-byte units and skip dimension 1", "[scenarios][interleave]") {
+    // box [2, 1, 16] of 16-byte units: 2 x 16 x 16 = 512 bytes (dimension 1 moves one index).
+    const Scenario s = load_scenario_text(kBase, "base.yaml");
+    CHECK(s.tensormaps[0].box_bytes(DType::u8) == 512);
+    CHECK_THAT(error_of(with(kBase, "shape: [1024]", "shape: [256]")),
+               Catch::Contains("tma.load.dst: the box of mapA is 512 bytes but tile holds 256"));
+    // Without interleave a u8 box [2, 1, 16] is 32 bytes, and the innermost stride does not count.
+    const Scenario plain = load_scenario_text(with(kBase, kMap, "mapA: {tensor: A, box: [2, 1, 16]}"), "plain.yaml");
+    CHECK(plain.tensormaps[0].box_bytes(DType::u8) == 32);
 }
