@@ -77,7 +77,7 @@ TEST_CASE("interleave: the box's bytes count 16-byte units and skip dimension 1"
     // box [2, 1, 16] of 16-byte units: 2 x 16 x 16 = 512 bytes (dimension 1 moves one index).
     const Scenario s = load_scenario_text(kBase, "base.yaml");
     CHECK(s.tensormaps[0].box_bytes(DType::u8) == 512);
-    CHECK_THAT(error_of(with(kBase, "shape: [1024]", "shape: [256]")),
+    CHECK_THAT(error_of(with(kBase, "shape: [1024]", "shape: [256]"), "small.yaml"),
                Catch::Contains("tma.load.dst: the box of mapA is 512 bytes but tile holds 256"));
     // Without interleave a u8 box [2, 1, 16] is 32 bytes, and the innermost stride does not count.
     const Scenario plain = load_scenario_text(with(kBase, kMap, "mapA: {tensor: A, box: [2, 1, 16]}"), "plain.yaml");
