@@ -12,6 +12,7 @@ namespace tmasim::cli {
 void add_diff_command(CLI::App& app, Action& action) {
     struct Args {
         std::string a, b;
+        std::string align = "entry";
         DiffOptions options;
     };
     auto args = std::make_shared<Args>();
@@ -27,11 +28,16 @@ void add_diff_command(CLI::App& app, Action& action) {
     sub->add_option("--top", args->options.top, "Rows in the worst-offender timing table")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    sub->add_option("--align", args->align, "Event-time origin: entry (kernel entry) or first-op (each CTA's first "
+                                            "op, so the prologue's launch-to-launch variation drops out)")
+        ->check(CLI::IsMember({"entry", "first-op"}))
+        ->capture_default_str();
     sub->footer("Exit codes: 0 outcome and bytes match; 1 they do not; 2 a trace cannot be read.");
     sub->callback([args, &action] {
         action = [args] {
             TraceFile a = read_trace_file(args->a), b = read_trace_file(args->b);
             DiffOptions options = args->options;
+            options.align_first_op = args->align == "first-op";
             options.op_names = a.op_names;
             options.op_names.insert(b.op_names.begin(), b.op_names.end());  // fills gaps only
             DiffReport report = diff_traces(a.result, b.result, options);

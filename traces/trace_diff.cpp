@@ -44,6 +44,23 @@ Side index_side(const RunResult& r, size_t& model_only) {
     return s;
 }
 
+// The time of each CTA's first op (its earliest event a backend can see): the end of the
+// kernel prologue.
+std::map<int, int64_t> first_op_times(const RunResult& r) {
+    std::map<int, int64_t> first;
+    for (const TraceEvent& e : r.events) {
+        if (e.model_only) continue;
+        auto it = first.find(e.cta);
+        if (it == first.end() || e.t < it->second) first[e.cta] = e.t;
+    }
+    return first;
+}
+
+int64_t time_of(const std::map<int, int64_t>& origin, const TraceEvent& e) {
+    auto it = origin.find(e.cta);
+    return it == origin.end() ? e.t : e.t - it->second;
+}
+
 double rel_err(int64_t a, int64_t b) {
     return std::fabs(static_cast<double>(a) - static_cast<double>(b)) /
            std::max(std::fabs(static_cast<double>(b)), 1.0);
@@ -165,6 +182,14 @@ DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions
     r.unpaired_a = sa.duplicates;
     r.unpaired_b = sb.duplicates;
 
+    const std::map<int, int64_t> first_a = first_op_times(a), first_b = first_op_times(b);
+    if (first_a.count(0)) r.first_op_a = first_a.at(0);
+    if (first_b.count(0)) r.first_op_b = first_b.at(0);
+    r.aligned_first_op = options.align_first_op;
+    const std::map<int, int64_t> none;
+    const auto& origin_a = options.align_first_op ? first_a : none;
+    const auto& origin_b = options.align_first_op ? first_b : none;
+
     std::vector<TimingRow> event_rows;
     for (const auto& [id, ea] : sa.events) {
         auto it = sb.events.find(id);
@@ -172,9 +197,8 @@ DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions
             ++r.unpaired_a;
             continue;
         }
-        const TraceEvent* eb = it->second;
-        event_rows.push_back({ea->key(), ea->op, op_name(options.op_names, ea->op), ea->t, eb->t,
-                              rel_err(ea->t, eb->t)});
+        const int64_t ta = time_of(origin_a, *ea), tb = time_of(origin_b, *it->second);
+        event_rows.push_back({ea->key(), ea->op, op_name(options.op_names, ea->op), ta, tb, rel_err(ta, tb)});
     }
     for (const auto& [id, eb] : sb.events)
         if (!sa.events.count(id)) ++r.unpaired_b;

@@ -16,6 +16,11 @@ struct DiffOptions {
     // Timing never decides functional_match(): the model is calibrated, not cycle-exact.
     double tolerance = 0.25;
     int top = 15;      // rows in the worst-offender table
+    // Measure event times from each CTA's first op instead of from kernel entry. The kernel
+    // prologue varies by hundreds of cycles between identical launches (cache and TLB state
+    // at launch), which no model constant captures; aligning separates that noise from the
+    // per-op error. Durations are unaffected.
+    bool align_first_op = false;
     OpNames op_names;  // names for the table; ops missing here print as "?"
 };
 
@@ -63,6 +68,9 @@ struct DiffReport {
     size_t model_only_skipped = 0;
     std::vector<TimingRow> worst;  // events and durations together, worst first, top N
     double tolerance = 0;
+    bool aligned_first_op = false;
+    // When CTA 0's first op began, in cycles since kernel entry (-1: no event): the prologue.
+    int64_t first_op_a = -1, first_op_b = -1;
 
     bool outcome_match() const { return outcome_a == outcome_b; }
     bool memory_match() const;

@@ -78,6 +78,11 @@ void print_memory(const DiffReport& r, std::ostream& out) {
 
 void print_timing(const DiffReport& r, std::ostream& out) {
     out << fmt::format("TIMING: worst first, B is the reference, tolerance {}\n", pct(r.tolerance));
+    out << fmt::format("  prologue: CTA 0's first op at A {} / B {} cycles after kernel entry; {}\n", r.first_op_a,
+                       r.first_op_b,
+                       r.aligned_first_op ? "event times below count from each CTA's first op"
+                                          : "event times below count from kernel entry (--align first-op "
+                                            "counts from the first op)");
     if (r.worst.empty()) {
         out << "  (no paired events)\n";
     } else {

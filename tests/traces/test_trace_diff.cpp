@@ -152,3 +152,25 @@ TEST_CASE("percentile interpolates between ranks", "[traces][diff]") {
     CHECK(percentile({4, 1, 3, 2}, 0.5) == Approx(2.5));
     CHECK(percentile({1, 2, 3, 4}, 1.0) == 4);
 }
+
+TEST_CASE("timing: --align first-op measures events from each CTA's first op", "[traces][diff]") {
+    // The same two ops, B's kernel prologue 200 cycles longer (launch-time cache state).
+    RunResult a, b;
+    a.events = {make_event(0, 0, 0, EventKind::issue, 500), make_event(0, 0, 0, EventKind::complete, 600),
+                make_event(1, 0, 0, EventKind::issue, 900)};
+    b.events = {make_event(0, 0, 0, EventKind::issue, 700), make_event(0, 0, 0, EventKind::complete, 800),
+                make_event(1, 0, 0, EventKind::issue, 1100)};
+    const DiffReport entry = diff_traces(a, b);
+    CHECK(entry.first_op_a == 500);
+    CHECK(entry.first_op_b == 700);
+    CHECK(entry.events.median == Approx(200.0 / 800.0));  // 200/700, 200/800, 200/1100
+    DiffOptions aligned;
+    aligned.align_first_op = true;
+    const DiffReport r = diff_traces(a, b, aligned);
+    CHECK(r.aligned_first_op);
+    CHECK(r.events.paired == 3);
+    CHECK(r.events.max == 0);
+    CHECK(r.durations.median == 0);  // durations never depended on the origin
+    CHECK(printed(r).find("prologue: CTA 0's first op at A 500 / B 700 cycles after kernel entry; event times "
+                          "below count from each CTA's first op") != std::string::npos);
+}
