@@ -19,11 +19,15 @@ void AsyncWriteRegistry::attach_barrier(int thread, int barrier) {
         if (w.kind == AsyncWrite::Kind::cp_async && w.issuer == thread && w.barrier < 0) w.barrier = barrier;
 }
 
-void AsyncWriteRegistry::wait_covered(int thread, const std::vector<int>& tokens, uint32_t tick) {
+uint32_t AsyncWriteRegistry::wait_covered(int thread, const std::vector<int>& tokens, uint32_t tick) {
+    uint32_t latest = 0;
     for (auto& [i, w] : writes_)
-        if (w.kind == AsyncWrite::Kind::cp_async && w.issuer == thread && w.wait_covered == 0 &&
-            std::find(tokens.begin(), tokens.end(), w.token) != tokens.end())
-            w.wait_covered = tick;
+        if (w.kind == AsyncWrite::Kind::cp_async && w.issuer == thread &&
+            std::find(tokens.begin(), tokens.end(), w.token) != tokens.end()) {
+            if (w.wait_covered == 0) w.wait_covered = tick;
+            latest = std::max(latest, w.cluster_time);
+        }
+    return latest;
 }
 
 bool AsyncWriteRegistry::known(int thread, const AsyncWrite& w, const ProxyTracker& tracker) {

@@ -38,6 +38,7 @@ struct AsyncWrite {
     int64_t issue_phase = 0;      // TMA: the barrier's current phase at issue
     int token = -1;               // cp.async: its CpAsyncGroups token
     uint32_t wait_covered = 0;    // cp.async: issuer's clock at the group wait covering it
+    uint32_t cluster_time = 0;    // cp.async in a cluster: its agent's ClusterClock time at issue
 };
 
 // What the registry needs to know about mbarriers, without depending on SystemC.
@@ -59,8 +60,9 @@ public:
     void landed(int id, uint32_t agent_time);
     // The thread's cp.async copies with no barrier yet now signal `barrier` (C20).
     void attach_barrier(int thread, int barrier);
-    // The issuer's cp.async wait (at its clock `tick`) covered these copies.
-    void wait_covered(int thread, const std::vector<int>& tokens, uint32_t tick);
+    // The issuer's cp.async wait (at its clock `tick`) covered these copies. Returns the
+    // latest cluster_time among them (0: none), which the cluster's clock learns.
+    uint32_t wait_covered(int thread, const std::vector<int>& tokens, uint32_t tick);
     // The race of a generic access by `thread` to bytes [first, last], if any.
     std::optional<AsyncRace> check(int thread, int64_t first, int64_t last, const ProxyTracker& tracker,
                                    const BarrierObservations& barriers) const;

@@ -25,17 +25,26 @@ Cluster::Cluster(RunContext& run, int index, std::vector<CtaModule*> ctas)
       first_cta_(ctas.at(0)->index()),
       block_(run.scenario.launch.block),
       ctas_(std::move(ctas)),
-      clock_(size() * block_),
+      agents_{size(), block_, ctas_.at(0)->barriers().size()},
+      clock_(agents_.total()),
       barrier_(size() * block_),
-      races_(size() > 1 ? size() : 0, block_, static_cast<int64_t>(ctas_.at(0)->smem().size())),
+      races_(ClusterAgents{size() > 1 ? size() : 0, block_, agents_.barriers},
+             static_cast<int64_t>(ctas_.at(0)->smem().size())),
       last_waited_(size() * block_, -1),
       peer_uses_(size()),
       exit_known_(size(), ClusterClock::Clock(size() > 1 ? size() * block_ : 0, 0)),
       exited_(size(), false) {}
 
 std::string Cluster::who(int agent) const {
-    return fmt::format("thread {} of CTA {} (rank {})", agent_thread(agent), first_cta_ + agent_rank(agent),
-                       agent_rank(agent));
+    const int rank = agent_rank(agent), index = agents_.index_of(agent);
+    switch (agents_.kind(agent)) {
+        case ClusterAgents::Kind::tma:
+            return fmt::format("the async copies completing on barrier {} of CTA {} (rank {})",
+                               ctas_.at(rank)->barriers().at(index).name, first_cta_ + rank, rank);
+        case ClusterAgents::Kind::cp_async:
+            return fmt::format("the cp.async copies of thread {} of CTA {} (rank {})", index, first_cta_ + rank, rank);
+        default: return fmt::format("thread {} of CTA {} (rank {})", index, first_cta_ + rank, rank);
+    }
 }
 
 std::string Cluster::op_name(int id) const {
@@ -126,15 +135,26 @@ void Cluster::generic_access(CtaModule& accessor, const Op& op, const EventSite&
     if (!tracking()) return;
     const int a = agent(accessor, thread);
     const DsmemAccess access{a, clock_.tick(a), op.id, write, st_async};
+    if (write && owner != rank_of(accessor))
+        peer_write_pending_reads(accessor, op, site, thread, owner, buffer, base, offset, bytes);
     const auto race = races_.access(clock_, owner, access, offset, bytes);
     if (!race) return;
     const DsmemAccess& e = race->earlier;
+    // An async copy's bytes: the completion rule of the copy the peer has not observed.
+    const ClusterAgents::Kind kind = agents_.kind(e.agent);
+    const std::string rule = kind == ClusterAgents::Kind::tma        ? "race.read_before_complete"
+                             : kind == ClusterAgents::Kind::cp_async ? "race.cp_async_unwaited"
+                                                                     : "race.dsmem_unsynced";
+    const std::string how = kind == ClusterAgents::Kind::thread
+                                ? "with no cluster barrier or mbarrier release/acquire ordering the two"
+                                : "and the thread has not observed its completion (a wait of that CTA, then a "
+                                  "cluster barrier or mbarrier release/acquire to this thread)";
     const std::string what = fmt::format(
-        "{}: {} {} {}[{}..{}] of CTA {} (rank {}), which {} {} ({}) with no cluster barrier or mbarrier "
-        "release/acquire ordering the two", op_title(op), who(a), write ? "writes" : "reads", buffer,
-        race->first_byte - base, race->last_byte - base, first_cta_ + owner, owner, who(e.agent),
-        e.write ? (e.async ? "stored into by st.async" : "wrote") : "read", op_name(e.op));
-    accessor.hazard_once(op, site, "race.dsmem_unsynced", HazardRules::message("race.dsmem_unsynced", what),
+        "{}: {} {} {}[{}..{}] of CTA {} (rank {}), which {} {} ({}) {}", op_title(op), who(a),
+        write ? "writes" : "reads", buffer, race->first_byte - base, race->last_byte - base, first_cta_ + owner, owner,
+        who(e.agent), e.write ? (e.async ? "stored into by st.async" : kind == ClusterAgents::Kind::thread ? "wrote" : "write") : "read",
+        op_name(e.op), how);
+    accessor.hazard_once(op, site, rule, HazardRules::message(rule, what),
                          {{"buffer", buffer},
                           {"rank", std::to_string(owner)},
                           {"first_byte", std::to_string(race->first_byte - base)},
@@ -215,6 +235,15 @@ void Cluster::on_barrier_action(const CtaModule& owner, int barrier, CtaModule::
         o.releasing.resize(clock_.agents(), 0);
         clock_.release_into(agent(owner, thread), o.releasing);
     }
+    // A cp.async arrive publishes the thread's copies issued before it (not later ones).
+    auto arrives = cp_arrives_.find(agents_.cp_async(rank, thread));
+    if (action == A::async_arrive && arrives != cp_arrives_.end() && !arrives->second.empty()) {
+        BarrierOrder& o = order(rank, barrier);
+        o.releasing.resize(clock_.agents(), 0);
+        uint32_t& slot = o.releasing[arrives->first];
+        slot = std::max(slot, arrives->second.front());
+        arrives->second.erase(arrives->second.begin());
+    }
     if (completed_phase < 0) return;
     BarrierOrder& o = order(rank, barrier);
     if (!o.releasing.empty())
@@ -267,10 +296,6 @@ void Cluster::cta_exited(int rank) {
     }
     peer_uses_[rank].clear();
     exited_[rank] = true;
-}
-
-void Cluster::on_async_overwrite(const CtaModule& owner, int64_t offset, int64_t bytes) {
-    if (tracking()) races_.async_overwrite(rank_of(owner), offset, bytes);
 }
 
 void Cluster::check_async_read(CtaModule& cta, const Op& op, const EventSite& site, int thread,

@@ -35,9 +35,12 @@ public:
     int size() const { return static_cast<int>(ctas_.size()); }
     int rank_of(const CtaModule& cta) const { return cta.index() - first_cta_; }
     CtaModule& at_rank(int rank) { return *ctas_.at(rank); }
-    int agent(const CtaModule& cta, int thread) const { return rank_of(cta) * block_ + thread; }
-    int agent_rank(int agent) const { return agent / block_; }
-    int agent_thread(int agent) const { return agent % block_; }
+    int agent(const CtaModule& cta, int thread) const { return agents_.thread(rank_of(cta), thread); }
+    int agent_rank(int agent) const { return agents_.rank_of(agent); }
+    // The thread of a thread or cp.async agent; -1 for a barrier's TMA completions.
+    int agent_thread(int agent) const {
+        return agents_.kind(agent) == ClusterAgents::Kind::tma ? -1 : agents_.index_of(agent);
+    }
     bool tracking() const { return size() > 1; }
     bool exited(int rank) const { return exited_.at(rank); }
 
@@ -83,7 +86,22 @@ public:
     void on_barrier_acquired(const CtaModule& owner, int barrier, int64_t phase, const std::vector<int>& threads);
     void on_cta_sync(const CtaModule& cta, const std::vector<int>& threads);
     void on_warp_exit(CtaModule& cta, int warp);
-    void on_async_overwrite(const CtaModule& owner, int64_t offset, int64_t bytes);
+    // --- Async copies into a CTA's shared memory, for peers' accesses of those bytes (C17,
+    // C20): writes of the owner's TMA agent of `barrier` (loads, multicast deliveries) or of
+    // `thread`'s cp.async agent, recorded at issue; returns the agent's time for the landing.
+    uint32_t tma_write_issued(const CtaModule& owner, int barrier, int op, int64_t offset, int64_t bytes);
+    uint32_t cp_async_issued(const CtaModule& owner, int thread, int op, int64_t offset, int64_t bytes);
+    // The bytes landed: a TMA write is published with the phase of `barrier` it completes in.
+    void tma_landed(const CtaModule& owner, int barrier, int op, uint32_t time, int64_t offset, int64_t bytes);
+    void cp_async_landed(const CtaModule& owner, int thread, int op, uint32_t time, int64_t offset, int64_t bytes);
+    // `thread`'s cp.async wait covered its copies up to its agent's `time`: it knows them.
+    void cp_async_covered(const CtaModule& owner, int thread, uint32_t time);
+    // cp.async.mbarrier.arrive issued: it will publish the copies issued so far.
+    void cp_async_arrive_issued(const CtaModule& owner, int thread);
+    // A write by `accessor`'s thread into rank `owner`'s bytes (a DSMEM store, st.async,
+    // a multicast delivery) against the owner's wgmma operands still being read.
+    void peer_write_pending_reads(CtaModule& accessor, const Op& op, const EventSite& site, int thread, int owner,
+                                  const std::string& buffer, int64_t base, int64_t offset, int64_t bytes);
     // An async-proxy read of `cta`'s own bytes [first, last] issued by `thread`: peers'
     // generic writes there need a proxy fence on the causality path (B12).
     void check_async_read(CtaModule& cta, const Op& op, const EventSite& site, int thread,
@@ -118,6 +136,7 @@ private:
     int first_cta_;
     int block_;
     std::vector<CtaModule*> ctas_;
+    ClusterAgents agents_;
     ClusterClock clock_;
     ClusterBarrier barrier_;
     DsmemRaces races_;
@@ -131,6 +150,7 @@ private:
     std::vector<std::map<int, PeerUse>> peer_uses_;       // per owner rank: accessor agent -> latest use
     std::vector<ClusterClock::Clock> exit_known_;         // per rank: what its exited threads knew
     std::vector<bool> exited_;
+    std::map<int, std::vector<uint32_t>> cp_arrives_;     // cp.async agent -> its arrives' times, oldest first
 };
 
 }  // namespace tmasim::model

@@ -16,6 +16,40 @@
 
 namespace tmasim::model {
 
+// The agents of one cluster's clocks: each CTA's threads, then the writers of a CTA's
+// shared memory that are not threads (like ProxyTracker's slots): the TMA completions of
+// each of its mbarriers (TMA/bulk loads and multicast landing there) and each thread's
+// cp.async unit. Their writes reach a peer the way they reach the owner's threads (a
+// waited mbarrier phase, the issuer's cp.async wait) and then on through the cluster's
+// synchronisation.
+struct ClusterAgents {
+    int ranks = 0, block = 0, barriers = 0;  // barriers per CTA
+
+    enum class Kind { thread, tma, cp_async };
+    int total() const { return ranks * (2 * block + barriers); }
+    int thread(int rank, int tid) const { return rank * block + tid; }
+    int tma(int rank, int barrier) const { return ranks * block + rank * barriers + barrier; }
+    int cp_async(int rank, int tid) const { return ranks * (block + barriers) + rank * block + tid; }
+    Kind kind(int agent) const {
+        return agent < ranks * block ? Kind::thread : agent < ranks * (block + barriers) ? Kind::tma : Kind::cp_async;
+    }
+    int rank_of(int agent) const {
+        switch (kind(agent)) {
+            case Kind::thread: return agent / block;
+            case Kind::tma: return (agent - ranks * block) / barriers;
+            default: return (agent - ranks * (block + barriers)) / block;
+        }
+    }
+    // The thread (tid in its CTA) an agent is or belongs to; the barrier for a TMA agent.
+    int index_of(int agent) const {
+        switch (kind(agent)) {
+            case Kind::thread: return agent % block;
+            case Kind::tma: return (agent - ranks * block) % barriers;
+            default: return (agent - ranks * (block + barriers)) % block;
+        }
+    }
+};
+
 class ClusterClock {
 public:
     using Clock = std::vector<uint32_t>;

@@ -11,6 +11,7 @@
 #include "model/hazard_rules.h"
 #include "model/op_text.h"
 #include "model/request_bytes.h"
+#include "model/shared_race_check.h"
 #include "model/sim_time.h"
 
 namespace tmasim::model {
@@ -34,10 +35,12 @@ int64_t fetch_latency(CtaModule& cta, const TmaRequest& r) {
 
 // Registers the destination's copy in its AsyncWriteRegistry, chunk by chunk as a load
 // credits its barrier (CopyIssuer does the same for a load into its own CTA).
-void register_delivery(CtaModule& dest, TmaRequest& d, int barrier) {
+void register_delivery(Cluster& cluster, CtaModule& dest, TmaRequest& d, int barrier) {
     d.barrier = barrier;
     d.chunks.clear();
     const auto [first, last] = RequestBytes(d, dest.run().global.tensor(d.tensor)).smem_span();
+    // Peers' accesses of the bytes race with the delivery until they learn its phase.
+    d.cluster_time = cluster.tma_write_issued(dest, barrier, d.op->id, first, last - first + 1);
     const int64_t chunk = std::max<int64_t>(16, std::llround(dest.run().timing.tma_complete_tx_chunk_bytes));
     for (int64_t done = 0; done < d.bytes; done += chunk) {
         AsyncWrite w;
@@ -58,7 +61,8 @@ void register_delivery(CtaModule& dest, TmaRequest& d, int barrier) {
 
 }  // namespace
 
-void ClusterMulticast::issue(CtaModule& issuer, const Op& op, const Expr::IntEnv& env, TmaRequest r) {
+void ClusterMulticast::issue(CtaModule& issuer, const Op& op, const Expr::IntEnv& env, TmaRequest r,
+                             const std::string& buffer, int64_t base) {
     Cluster* cluster = cluster_of(issuer);
     if (!cluster) throw std::logic_error("model: a multicast load in a run built without a cluster fabric");
     const int64_t mask = op.multicast.eval_int(env);
@@ -87,9 +91,17 @@ void ClusterMulticast::issue(CtaModule& issuer, const Op& op, const Expr::IntEnv
         // without them (an early pass the destination's own race check reports).
         if (cluster->tracking())
             cluster->release_into_barrier(rank, barrier, cluster->clock().snapshot(cluster->agent(issuer, r.thread)));
+        // The delivery changes bytes the destination's async-proxy reads (a wgmma operand,
+        // a store's source) may still read (C17).
+        const auto [first, last] = RequestBytes(r, issuer.run().global.tensor(r.tensor)).smem_span();
+        if (&dest == &issuer)
+            SharedRaceCheck(issuer, op, buffer, base).pending_reads(r.site, r.thread, first, last - first + 1);
+        else
+            cluster->peer_write_pending_reads(issuer, op, r.site, r.thread, rank, buffer, base, first,
+                                              last - first + 1);
         TmaRequest d = r;
         d.site.cta = dest.index();
-        register_delivery(dest, d, barrier);
+        register_delivery(*cluster, dest, d, barrier);
         dest.engine().submit(std::move(d), latency);
     }
 }

@@ -8,6 +8,9 @@
 // The fetch pays its L2 or HBM latency once; each destination CTA's TMA port then writes
 // the bytes into its shared memory (the smem side is per SM), so every destination's
 // engine moves its copy with that one latency.
+#include <cstdint>
+#include <string>
+
 #include "model/tma_request.h"
 #include "scenarios/expr.h"
 #include "scenarios/ir.h"
@@ -18,8 +21,10 @@ class CtaModule;
 
 class ClusterMulticast {
 public:
-    // `r` is the load CopyIssuer built and checked for `issuer`'s thread r.thread.
-    static void issue(CtaModule& issuer, const Op& op, const Expr::IntEnv& env, TmaRequest r);
+    // `r` is the load CopyIssuer built and checked for `issuer`'s thread r.thread, into
+    // `buffer` (its display name) at CTA offset `base`, for messages.
+    static void issue(CtaModule& issuer, const Op& op, const Expr::IntEnv& env, TmaRequest r,
+                      const std::string& buffer, int64_t base);
 };
 
 }  // namespace tmasim::model

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster.h"
 #include "model/cluster_fabric.h"
 #include "model/cluster_multicast.h"
 #include "model/cta_module.h"
@@ -15,6 +16,7 @@
 #include "model/op_text.h"
 #include "model/sim_time.h"
 #include "model/request_bytes.h"
+#include "model/shared_race_check.h"
 #include "model/tensor_copy.h"
 #include "model/tensormap_ops.h"
 
@@ -70,7 +72,7 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
                                             "bytes of shared memory", op_title(op_), r.bytes,
                                             r.smem_offset, smem_size));
     if (!op_.multicast.empty()) {
-        ClusterMulticast::issue(cta_, op_, env_, std::move(r));  // to every CTA of the ctaMask
+        ClusterMulticast::issue(cta_, op_, env_, std::move(r), buffer_, buffer_base_);  // to every CTA of the ctaMask
         return;
     }
     register_request(r, thread);
@@ -85,6 +87,11 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         r.barrier = cta_.barriers().index_of(op_.barrier.name, indexed ? eval(op_.barrier.index, 0) : 0,
                                              indexed);
         const auto [first, last] = bytes.smem_span();
+        // The load changes bytes an async-proxy read (a store's source, a wgmma operand) may
+        // still read (C17, C19); peers see its bytes as its barrier's TMA agent's (C17).
+        SharedRaceCheck(cta_, op_, buffer_, buffer_base_).pending_reads(r.site, thread, first, last - first + 1);
+        if (Cluster* cl = cluster_of(cta_))
+            r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
         const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
         for (int64_t done = 0; done < r.bytes; done += chunk) {
             AsyncWrite w;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/cluster.h"
+#include "model/cluster_fabric.h"
 #include "model/cta_module.h"
 #include "model/sim_time.h"
 
@@ -21,6 +23,7 @@ void CpAsyncUnit::submit(const Op& op, const EventSite& site, std::vector<CpAsyn
 
 void CpAsyncUnit::submit_arrive(const Op& op, const EventSite& site, int thread, int barrier) {
     // The arrive tracks every copy the thread issued before it (PTX 9.7.9.25.3.3).
+    if (Cluster* c = cluster_of(cta_)) c->cp_async_arrive_issued(cta_, thread);
     int64_t at = now_cycles();
     for (int token : cta_.cp_groups().outstanding(thread)) at = std::max(at, token_time_.at(token));
     Item item{&op, site, {}, thread, barrier};
@@ -78,6 +81,9 @@ void CpAsyncUnit::land(Item& item) {
         const uint32_t t = tracker.time_of(agent);
         cta_.async_writes().landed(c.write_id, t);
         cta_.cp_groups().mark_landed(c.token, t);
+        if (Cluster* cl = cluster_of(cta_))
+            cl->cp_async_landed(cta_, c.thread, item.op->id, c.cluster_time, c.smem_offset,
+                                static_cast<int64_t>(c.payload.size()));
     }
     cta_.run().log.add_model_only(item.site, "bytes_landed", now_cycles(),
                                   {{"bytes", std::to_string(bytes)}, {"copies", std::to_string(item.copies.size())}});

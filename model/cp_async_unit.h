@@ -26,6 +26,7 @@ struct CpAsyncCopy {
     std::vector<uint8_t> payload;  // cp-size bytes: src-size from global, zeros after
     int token = -1;                // CpAsyncGroups
     int write_id = -1;             // AsyncWriteRegistry
+    uint32_t cluster_time = 0;     // in a cluster: its cp.async agent's ClusterClock time at issue
 };
 
 class CpAsyncUnit : public sc_core::sc_module {

@@ -6,12 +6,12 @@
 
 namespace tmasim::model {
 
-DsmemRaces::DsmemRaces(int ranks, int block, int64_t smem_bytes)
-    : block_(block),
+DsmemRaces::DsmemRaces(const ClusterAgents& agents, int64_t smem_bytes)
+    : agents_(agents),
       granules_per_rank_((smem_bytes + kGranule - 1) / kGranule),
-      granules_(static_cast<size_t>(ranks * granules_per_rank_)),
-      peer_fences_(static_cast<size_t>(ranks) * block),
-      known_at_fence_(static_cast<size_t>(ranks) * block) {}
+      granules_(static_cast<size_t>(agents.ranks * granules_per_rank_)),
+      peer_fences_(static_cast<size_t>(agents.total())),
+      known_at_fence_(static_cast<size_t>(agents.total())) {}
 
 std::optional<DsmemAccess> DsmemRaces::conflict(const ClusterClock& clock, const Granule& g, const DsmemAccess& a,
                                                 int owner) const {
@@ -53,10 +53,10 @@ std::optional<DsmemRace> DsmemRaces::access(const ClusterClock& clock, int owner
     return race;
 }
 
-void DsmemRaces::async_overwrite(int owner, int64_t offset, int64_t bytes) {
+void DsmemRaces::async_write(int owner, const DsmemAccess& access, int64_t offset, int64_t bytes) {
     for (int64_t g = offset / kGranule; g * kGranule < offset + bytes && g < granules_per_rank_; ++g) {
         Granule& gr = granules_.at(owner * granules_per_rank_ + g);
-        gr.write = DsmemAccess{};
+        gr.write = access;
         gr.reads.clear();
     }
 }

@@ -14,6 +14,10 @@
 // destination CTA learn them through the mbarrier's complete_tx like TMA bytes, which the
 // destination's AsyncWriteRegistry checks with a better rule; here they only count for
 // writes after them and reads from other CTAs.
+//
+// Bytes an async copy (TMA/bulk load, multicast, cp.async) writes into a CTA are writes
+// of that CTA's async agents (ClusterAgents): the owner's own threads are its registry's,
+// a peer's access races with them until it knows the agent's time.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -48,16 +52,19 @@ class DsmemRaces {
 public:
     static constexpr int64_t kGranule = 4;
 
-    // `ranks` CTAs of `block` threads with `smem_bytes` of shared memory each.
-    DsmemRaces(int ranks, int block, int64_t smem_bytes);
+    // The CTAs of `agents` with `smem_bytes` of shared memory each.
+    DsmemRaces(const ClusterAgents& agents, int64_t smem_bytes);
 
-    int rank_of(int agent) const { return agent / block_; }
+    int rank_of(int agent) const { return agents_.rank_of(agent); }
     // `access` of bytes [offset, offset + bytes) of rank `owner`'s shared memory. Returns the
     // first race (with the lowest granule) and records the access either way.
     std::optional<DsmemRace> access(const ClusterClock& clock, int owner, const DsmemAccess& access,
                                     int64_t offset, int64_t bytes);
-    // The async proxy (a TMA landing) overwrote these bytes: no generic writer any more.
-    void async_overwrite(int owner, int64_t offset, int64_t bytes);
+    // An async copy into rank `owner`'s bytes (`access.agent` a TMA or cp.async agent of the
+    // owner), recorded unchecked at its issue and again as it lands: the bytes' last writer
+    // from then on, so a peer's access races with it until the peer knows the agent's time.
+    // It replaces any generic writer, so the proxy rule no longer asks for a fence.
+    void async_write(int owner, const DsmemAccess& access, int64_t offset, int64_t bytes);
 
     // fence.proxy.async by `agent` at its clock `time`: `covers_peers` for .shared::cluster
     // and the unqualified form (bytes it wrote into other CTAs); `covers_own` for every form
@@ -79,7 +86,7 @@ private:
                                         int owner) const;
     bool fenced(const ClusterClock& clock, int issuer, const DsmemAccess& w) const;
 
-    int block_;
+    ClusterAgents agents_;
     int64_t granules_per_rank_;
     std::vector<Granule> granules_;                        // rank-major
     std::vector<std::vector<uint32_t>> peer_fences_;       // per agent, ascending times

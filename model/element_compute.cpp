@@ -48,8 +48,9 @@ int64_t ElementCompute::apply(CtaModule& cta, const Op& op, const std::vector<in
             std::lower_bound(executing.begin(), executing.end(), thread) - executing.begin();
         int64_t handled = 0;
         for (int64_t e = start + pos; e < start + count; e += k) {
-            // ld.shared then st.shared of the element: the write is the stricter check.
-            races.access(site, thread, base + e * esize, esize, true);
+            // ld.shared then st.shared of the element: the write is the stricter check,
+            // against the CTA's async copies and its peers' DSMEM accesses alike.
+            races.generic(site, thread, base + e * esize, esize, true);
             if (is_float) {
                 fenv["x"] = load_element_float(data, buf->type, e);
                 fenv["idx"] = static_cast<float>(e);

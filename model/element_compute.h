@@ -18,8 +18,9 @@ class ElementCompute {
 public:
     // Applies op.fn for `lanes` of `warp`; returns the most elements one lane handled.
     // Throws std::out_of_range when the element range leaves the buffer.
-    // Each element access is checked for races with async writes and store sources
-    // (SharedRaceCheck), reported at `site`.
+    // Each element access is checked for races with async writes, in-flight async reads
+    // (store sources, wgmma operands) and peers' DSMEM accesses (SharedRaceCheck::generic),
+    // reported at `site`.
     static int64_t apply(CtaModule& cta, const Op& op, const std::vector<int>& lanes,
                          const Expr::IntEnv& env, int warp, const EventSite& site);
 };

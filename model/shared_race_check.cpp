@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster.h"
+#include "model/cluster_fabric.h"
 #include "model/cta_module.h"
 #include "model/hazard_rules.h"
 #include "model/op_text.h"
@@ -41,16 +43,33 @@ void SharedRaceCheck::access(const EventSite& site, int thread, int64_t offset, 
                          {{"buffer", buffer_}, {"thread", std::to_string(thread)},
                           {"async_op", std::to_string(w.op)}, {"first_byte", std::to_string(first - base_)}});
     }
-    if (!is_write) return;
-    if (const BulkStore* s = cta_.bulk_stores().source_race(thread, first, last, cta_.tracker())) {
-        const std::string what = fmt::format(
-            "{}: thread {} writes {}, the source of {} (thread {}), before a bulk.wait_group_read of that "
-            "thread covered the store", op_title(op_), thread, bytes_text(first, last), op_name(s->op), s->issuer);
-        cta_.hazard_once(op_, site, "race.store_source_overwrite",
-                         HazardRules::message("race.store_source_overwrite", what),
-                         {{"buffer", buffer_}, {"thread", std::to_string(thread)},
-                          {"store_op", std::to_string(s->op)}, {"first_byte", std::to_string(first - base_)}});
-    }
+    if (is_write) pending_reads(site, thread, offset, bytes);
+}
+
+void SharedRaceCheck::generic(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write) {
+    access(site, thread, offset, bytes, is_write);
+    if (Cluster* cluster = cluster_of(cta_))
+        cluster->generic_access(cta_, op_, site, thread, cluster->rank_of(cta_), buffer_, base_, offset, bytes,
+                                is_write);
+}
+
+void SharedRaceCheck::pending_reads(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    const PendingReadHit h = cta_.bulk_stores().write_race(thread, offset, offset + bytes - 1, cta_.tracker());
+    if (!h.read) return;
+    const BulkStore& s = *h.read;
+    const bool wgmma = s.reader == BulkStore::Reader::wgmma;
+    const std::string rule = wgmma ? "race.wgmma_operand_overwrite" : "race.store_source_overwrite";
+    const std::string what =
+        wgmma ? fmt::format("{}: thread {} writes {}, an operand {} of warpgroup {} reads, before a "
+                            "wgmma.wait_group the thread is ordered after retired it",
+                            op_title(op_), thread, bytes_text(h.first, h.last), op_name(s.op), s.group)
+              : fmt::format("{}: thread {} writes {}, the source of {} (thread {}), before a bulk.wait_group_read "
+                            "of that thread covered the store",
+                            op_title(op_), thread, bytes_text(h.first, h.last), op_name(s.op), s.issuer);
+    cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
+                     {{"buffer", buffer_}, {"thread", std::to_string(thread)},
+                      {wgmma ? "mma_op" : "store_op", std::to_string(s.op)},
+                      {"first_byte", std::to_string(h.first - base_)}, {"last_byte", std::to_string(h.last - base_)}});
 }
 
 }  // namespace tmasim::model

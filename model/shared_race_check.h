@@ -1,10 +1,12 @@
 #pragma once
 // The race checks of one generic access to shared memory (ld/st.shared, compute's
 // elements, per-thread shared.load/store): against asynchronous writes still unobserved
-// by the thread (TMA loads, cp.async: C17, C20) and, for writes, against bulk/TMA store
-// sources not yet released by a wait_group.read (C19). Each broken rule is reported once
-// per op instance (CtaModule::hazard_once), naming the op, the buffer bytes and the
-// async op it races with.
+// by the thread (TMA loads, cp.async: C17, C20) and, for writes, against async-proxy reads
+// still in flight (BulkStoreRegistry): bulk/TMA store sources not yet released by a
+// wait_group.read (C19), wgmma operands not yet retired by a wgmma.wait_group (C17).
+// The same pending reads are checked for an async copy's write at its issue. Each broken
+// rule is reported once per op instance (CtaModule::hazard_once), naming the op, the
+// buffer bytes and the async op it races with.
 #include <cstdint>
 #include <string>
 
@@ -22,6 +24,12 @@ public:
 
     // Thread `thread`'s access of bytes [offset, offset + bytes) (CTA offsets).
     void access(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write);
+    // access(), and the cluster's check against peers' DSMEM accesses of these bytes
+    // (Cluster::generic_access): every generic access of the CTA's own shared memory.
+    void generic(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write);
+    // A write of [offset, offset + bytes) by `thread` (a generic store, or an async copy it
+    // issues) against the async-proxy reads still in flight there.
+    void pending_reads(const EventSite& site, int thread, int64_t offset, int64_t bytes);
 
 private:
     std::string bytes_text(int64_t first, int64_t last) const;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/bank_model.h"
+#include "model/cluster.h"
 #include "model/cluster_fabric.h"
 #include "model/cp_async_unit.h"
 #include "model/cta_module.h"
@@ -78,7 +79,7 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
         const int64_t offset = base + index * esize;
         accesses.push_back({lane, offset});
         const int thread = warp_ * 32 + lane;
-        check_generic(races, name, base, lane, offset, width, is_store);
+        check_generic(races, lane, offset, width, is_store);
         if (!is_store) continue;
         uint8_t* data = cta_.smem().data() + base;
         for (int64_t e = index; e < index + width / esize; ++e) store_value(*buf, data, e, env);
@@ -95,21 +96,17 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
     return tp.shared_access_cycles + (c.wavefronts - 1) * tp.shared_wavefront_cycles;
 }
 
-void ThreadAccess::check_generic(SharedRaceCheck& races, const std::string& name, int64_t base, int lane,
-                                 int64_t offset, int64_t bytes, bool is_store) const {
-    const int thread = warp_ * 32 + lane;
-    races.access(lane_site(lane), thread, offset, bytes, is_store);
-    // Its peers' DSMEM accesses may race with this one.
-    if (Cluster* cluster = cluster_of(cta_))
-        cluster->generic_access(cta_, op_, lane_site(lane), thread, cluster->rank_of(cta_), name, base, offset, bytes,
-                                is_store);
+void ThreadAccess::check_generic(SharedRaceCheck& races, int lane, int64_t offset, int64_t bytes,
+                                 bool is_store) const {
+    // Against the CTA's async writes and reads, and its peers' DSMEM accesses.
+    races.generic(lane_site(lane), warp_ * 32 + lane, offset, bytes, is_store);
 }
 
 std::vector<uint8_t> ThreadAccess::snapshot_read(int lane, std::string& display) {
     const SharedBuffer* buf = nullptr;
     const int64_t base = shared_buffer(op_.buffer, display, buf);
     SharedRaceCheck races(cta_, op_, display, base);
-    check_generic(races, display, base, lane, base, buf->size_bytes(), false);
+    check_generic(races, lane, base, buf->size_bytes(), false);
     const auto first = cta_.smem().begin() + base;
     return std::vector<uint8_t>(first, first + buf->size_bytes());
 }
@@ -151,6 +148,8 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
     const std::vector<uint8_t>& src = g.bytes(t.name);
     std::vector<CpAsyncCopy> copies;
     bool resident = true;
+    SharedRaceCheck races(cta_, op_, name, base);
+    Cluster* cluster = cluster_of(cta_);
     for (int lane : lanes) {
         const Expr::IntEnv env = lane_env(lane);
         const int thread = warp_ * 32 + lane;
@@ -170,6 +169,9 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
         std::copy(src.begin() + from, src.begin() + from + src_size, c.payload.begin());
         if (src_size > 0) resident = g.touch(t.name, from, from + src_size - 1) && resident;
         c.token = cta_.cp_groups().add_copy(thread);
+        // The copy writes bytes an async-proxy read may still be reading (C17, C19).
+        races.pending_reads(lane_site(lane), thread, to, size);
+        if (cluster) c.cluster_time = cluster->cp_async_issued(cta_, thread, op_.id, to, size);
         AsyncWrite w;
         w.kind = AsyncWrite::Kind::cp_async;
         w.first = to;
@@ -178,6 +180,7 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
         w.op = op_.id;
         w.issuer = thread;
         w.token = c.token;
+        w.cluster_time = c.cluster_time;
         c.write_id = cta_.async_writes().add(w);
         copies.push_back(std::move(c));
     }

@@ -42,9 +42,8 @@ private:
     EventSite lane_site(int lane) const;
     int64_t shared_buffer(const Ref& ref, std::string& display, const SharedBuffer*& decl) const;
     // The race checks of one generic access by `lane` to bytes [offset, offset + bytes) of
-    // buffer `name` (CTA offsets): async writes (SharedRaceCheck) and other CTAs' accesses.
-    void check_generic(SharedRaceCheck& races, const std::string& name, int64_t base, int lane, int64_t offset,
-                       int64_t bytes, bool is_store) const;
+    // the checked buffer (CTA offsets): async writes (SharedRaceCheck) and other CTAs' accesses.
+    void check_generic(SharedRaceCheck& races, int lane, int64_t offset, int64_t bytes, bool is_store) const;
     void store_value(const SharedBuffer& buf, uint8_t* data, int64_t element, const Expr::IntEnv& env) const;
 
     CtaModule& cta_;

@@ -43,6 +43,7 @@ struct TmaRequest {
     int64_t bytes = 0;
     int barrier = -1;               // loads
     int bulk_token = -1;            // stores
+    uint32_t cluster_time = 0;      // loads in a cluster: the TMA agent's ClusterClock time at issue
     // Loads land and credit their barrier in chunks (tma_complete_tx_chunk_bytes): a
     // phase can complete on part of a copy when the expected bytes are fewer than the
     // box, as on the hardware; the rest counts against the next phase.

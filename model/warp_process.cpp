@@ -343,7 +343,8 @@ void WarpProcess::op_cp_wait(const Op& op, const std::vector<int>& lanes) {
         const int t = thread(l);
         const std::vector<int> tokens = cta_.cp_groups().covered_tokens(t, n);
         if (tokens.empty()) continue;
-        cta_.async_writes().wait_covered(t, tokens, cta_.tracker().advance(t));
+        const uint32_t cluster_time = cta_.async_writes().wait_covered(t, tokens, cta_.tracker().advance(t));
+        if (Cluster* c = cluster_of(cta_)) c->cp_async_covered(cta_, t, cluster_time);
         cta_.tracker().cp_async_waited(t, cta_.cp_groups().covered_time(t, n));
     }
     const TimingParams& tp = cta_.run().timing;

@@ -52,10 +52,13 @@ const std::vector<float>& WgmmaState::chain_value(int warp, const std::string& a
     return newest_result(warps_.at(warp), acc);
 }
 
-void WgmmaState::issue(int warp, WgmmaMma mma) {
+int64_t WgmmaState::issue(int warp, WgmmaMma mma) {
     const size_t want = static_cast<size_t>(kRowsPerWarp) * accumulator_n(mma.acc);
     if (mma.result.size() != want) throw std::logic_error("model: wgmma result of the wrong size");
-    warps_.at(warp).open.push_back(std::move(mma));
+    Warp& w = warps_.at(warp);
+    mma.seq = w.issued++;
+    w.open.push_back(std::move(mma));
+    return w.open.back().seq;
 }
 
 void WgmmaState::commit(int warp) {
@@ -71,6 +74,7 @@ int64_t WgmmaState::wait(int warp, int n, int64_t now) {
     while (w.groups.size() > static_cast<size_t>(std::max(n, 0))) {
         for (WgmmaMma& m : w.groups.front()) {
             done = std::max(done, m.complete_at);
+            w.retired_end = std::max(w.retired_end, m.seq + 1);
             w.registers.at(m.acc) = std::move(m.result);
         }
         w.groups.pop_front();

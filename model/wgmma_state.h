@@ -29,6 +29,7 @@ struct WgmmaMma {
     std::string acc;
     std::vector<float> result;  // the warp's 16 rows x N, row-major
     int64_t complete_at = 0;    // cycle the result is in the registers
+    int64_t seq = -1;           // the warp's issue count before it (set by issue)
 };
 
 // Why an mma_async breaks the fence rule, for the report.
@@ -52,7 +53,9 @@ public:
     // The value the next mma on `acc` adds to with scale_d 1: the newest issued mma's
     // result, or the registers when none is in flight.
     const std::vector<float>& chain_value(int warp, const std::string& acc) const;
-    void issue(int warp, WgmmaMma mma);
+    // Numbers the mma (its seq: the warp's count of mmas issued before it, the same for
+    // every warp of the group at one instruction) and returns that number.
+    int64_t issue(int warp, WgmmaMma mma);
     void commit(int warp);
     // wait_group n: retires the oldest groups until at most n remain and writes their
     // results to the registers. Returns the cycle the last retired mma completes (or
@@ -60,6 +63,8 @@ public:
     int64_t wait(int warp, int n, int64_t now);
     // The oldest mma of the warp not yet retired (committed or not) that writes `acc`.
     const WgmmaMma* pending_writer(int warp, const std::string& acc) const;
+    // Every mma of the warp with seq below this has been retired by a wait.
+    int64_t retired_end(int warp) const { return warps_.at(warp).retired_end; }
 
     std::vector<float>& registers(int warp, const std::string& acc);
     int accumulator_n(const std::string& acc) const;
@@ -76,6 +81,8 @@ private:
         std::vector<WgmmaMma> open;                     // issued, not committed
         std::deque<std::vector<WgmmaMma>> groups;       // committed, oldest first
         int64_t pipe_free = 0;
+        int64_t issued = 0;
+        int64_t retired_end = 0;
     };
     const std::vector<float>& newest_result(const Warp& w, const std::string& acc) const;
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/cluster.h"
 #include "model/cluster_fabric.h"
 #include "model/cta_module.h"
 #include "model/hazard_rules.h"
@@ -65,6 +66,8 @@ WgmmaWarpOps::WgmmaWarpOps(WarpProcess& warp)
       state_(warp.cta_.wgmma(warp.warp_ / WgmmaState::kWarps)),
       warp_in_group_(warp.warp_ % WgmmaState::kWarps),
       tp_(warp.cta_.run().timing) {}
+
+int WgmmaWarpOps::group() const { return w_.warp_ / WgmmaState::kWarps; }
 
 bool WgmmaWarpOps::handles(const Op& op) {
     switch (op.kind) {
@@ -201,9 +204,13 @@ double WgmmaWarpOps::mma(const Op& op, const std::vector<int>& lanes) {
     in.k0 = op.k.empty() ? 0 : op.k.eval_int(w_.env_);
     const bool scale_d = op.scale_d.empty() || op.scale_d.eval_int(w_.env_) != 0;
     std::vector<UnfencedRead> unfenced;
-    for (const auto& [ref, rows] : {std::pair<const Ref*, int64_t>{&op.a, kWgmmaM}, {&op.b, n}})
-        if (auto r = check_operand_read(op, *ref, slice_chunks(op.swizzle, rows, in.k_total, in.k0), lanes))
-            unfenced.push_back(std::move(*r));
+    std::vector<std::pair<int64_t, int64_t>> operand_bytes;  // CTA offsets, for the reuse rule
+    for (const auto& [ref, rows] : {std::pair<const Ref*, int64_t>{&op.a, kWgmmaM}, {&op.b, n}}) {
+        const std::vector<int64_t> chunks = slice_chunks(op.swizzle, rows, in.k_total, in.k0);
+        if (auto r = check_operand_read(op, *ref, chunks, lanes)) unfenced.push_back(std::move(*r));
+        const int64_t base = ref == &op.a ? in.a_base : in.b_base;
+        for (const auto& [first, last] : chunk_ranges(chunks)) operand_bytes.push_back({base + first, base + last});
+    }
     report_unfenced(op, unfenced);
 
     WgmmaMma m;
@@ -219,7 +226,11 @@ double WgmmaWarpOps::mma(const Op& op, const std::vector<int>& lanes) {
     m.complete_at = pipe + whole_cycles(tp_.wgmma_latency_cycles);
     cta_.run().log.add_model_only(w_.site(op, 0), "wgmma_complete", m.complete_at,
                                   {{"accumulator", op.acc}, {"warp", std::to_string(w_.warp_)}});
-    state_.issue(warp_in_group_, std::move(m));
+    const int64_t seq = state_.issue(warp_in_group_, std::move(m));
+    // The operands are read asynchronously until a wait retires the mma: writes there
+    // before that race with the read (C17; BulkStoreRegistry).
+    cta_.bulk_stores().wgmma_issue(group(), seq, warp_in_group_, op.id, w_.thread(lanes.front()), operand_bytes);
+    cta_.bulk_stores().prune(cta_.tracker());
     return tp_.wgmma_issue_cycles;
 }
 
@@ -229,6 +240,19 @@ void WgmmaWarpOps::wait(const Op& op, const std::vector<int>& lanes) {
     const int64_t now = now_cycles();
     const int n = static_cast<int>(op.n.empty() ? 0 : op.n.eval_int(w_.env_));
     const int64_t done = state_.wait(warp_in_group_, n, now);
+    // Each lane's wait observes the retired mmas complete: a write ordered after it may
+    // change their operands.
+    std::vector<std::pair<int, uint32_t>> waits, cluster_waits;
+    Cluster* cluster = cluster_of(cta_);
+    for (int l : lanes) {
+        waits.push_back({w_.thread(l), cta_.tracker().advance(w_.thread(l))});
+        if (cluster && cluster->tracking()) {
+            const int a = cluster->agent(cta_, w_.thread(l));
+            cluster_waits.push_back({a, cluster->clock().tick(a)});
+        }
+    }
+    cta_.bulk_stores().wgmma_retired(group(), state_.retired_end(warp_in_group_), warp_in_group_, waits,
+                                     cluster_waits);
     // The results are in the registers from `done` on; the warp resumes after that (a wait
     // on completed groups costs the resume alone).
     w_.spend(static_cast<double>(std::max<int64_t>(done - now, 0)) + tp_.wgmma_wait_resume_cycles);
@@ -257,7 +281,7 @@ double WgmmaWarpOps::store(const Op& op, const std::vector<int>& lanes) {
         for (int i = 0; i < n / 2; ++i) {
             const auto [row, col] = wgmma_fragment_coord(warp_in_group_, l, i);
             const int64_t e = static_cast<int64_t>(row) * n + col;
-            races.access(site, thread, base + e * 4, 4, true);
+            races.generic(site, thread, base + e * 4, 4, true);
             store_element_float(data, DType::f32, e, regs.at((row - 16 * warp_in_group_) * n + col));
             cta_.tracker().generic_write(thread, base + e * 4, 4, op.id);
         }

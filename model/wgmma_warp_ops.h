@@ -8,6 +8,8 @@
 // bytes as an async-proxy read by every executing thread (proxy.generic_to_async for
 // generic writes without a fence on the causality path, B12/B14; the race rules for
 // bytes an async copy still writes, C17); then computes the warp's rows of the result.
+// The operand bytes stay an in-flight async read until a wgmma.wait_group retires the
+// mma (BulkStoreRegistry): writes there before that are race.wgmma_operand_overwrite.
 // acc_fill / acc_store of an accumulator that an mma not yet retired by wait_group
 // writes is wgmma.acc_before_wait; acc_store's stores are generic writes.
 #include <cstdint>
@@ -51,6 +53,7 @@ private:
     std::optional<UnfencedRead> check_operand_read(const Op& op, const Ref& ref, const std::vector<int64_t>& chunks,
                                                    const std::vector<int>& lanes);
     void report_unfenced(const Op& op, const std::vector<UnfencedRead>& reads);
+    int group() const;
 
     WarpProcess& w_;
     CtaModule& cta_;

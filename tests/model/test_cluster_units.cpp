@@ -133,10 +133,12 @@ TEST_CASE("st.async: each store credits its own CTA's barrier; a barrier elsewhe
 }
 
 namespace {
-// Two CTAs (ranks 0 and 1) of 4 threads: agents 0-3 are rank 0, 4-7 rank 1.
+// Two CTAs (ranks 0 and 1) of 4 threads and one barrier: agents 0-3 are rank 0's threads,
+// 4-7 rank 1's, 8 and 9 their barriers' TMA completions, 10-17 their cp.async units.
 struct TwoCtas {
-    ClusterClock clock{8};
-    DsmemRaces races{2, 4, 64};
+    ClusterAgents agents{2, 4, 1};
+    ClusterClock clock{agents.total()};
+    DsmemRaces races{agents, 64};
     std::optional<DsmemRace> access(int owner, int agent, int op, int64_t offset, int64_t bytes, bool write,
                                     bool async = false) {
         return races.access(clock, owner, DsmemAccess{agent, clock.tick(agent), op, write, async}, offset, bytes);
@@ -180,11 +182,57 @@ TEST_CASE("DSMEM races: write after a peer's read, same-CTA pairs, st.async byte
     TwoCtas u;
     CHECK_FALSE(u.access(0, 4, 24, 40, 4, true, true));  // rank 1 st.async's into rank 0
     CHECK_FALSE(u.access(0, 1, 25, 40, 4, false));  // rank 0 reads its own: the registry's
-    // A TMA landing overwrote the bytes: nothing left to race with.
+    // A TMA landing overwrote the bytes: the peer's store is gone, the owner's own read is
+    // its registry's.
     TwoCtas v;
     CHECK_FALSE(v.access(1, 0, 10, 0, 4, true));
-    v.races.async_overwrite(1, 0, 4);
+    v.races.async_write(1, DsmemAccess{v.agents.tma(1, 0), v.clock.tick(v.agents.tma(1, 0)), 12, true}, 0, 4);
     CHECK_FALSE(v.access(1, 5, 11, 0, 4, false));
+}
+
+TEST_CASE("Cluster agents: threads, then each CTA's barriers' TMA agents, then its cp.async units",
+          "[model][cluster][dsmem]") {
+    const ClusterAgents a{2, 4, 3};
+    CHECK(a.total() == 22);
+    CHECK(a.tma(1, 2) == 13);
+    CHECK(a.kind(13) == ClusterAgents::Kind::tma);
+    CHECK(a.rank_of(13) == 1);
+    CHECK(a.index_of(13) == 2);
+    CHECK(a.cp_async(1, 3) == 21);
+    CHECK(a.kind(21) == ClusterAgents::Kind::cp_async);
+    CHECK(a.rank_of(21) == 1);
+    CHECK(a.index_of(21) == 3);
+    CHECK(a.rank_of(a.cp_async(0, 3)) == 0);
+    CHECK(a.kind(7) == ClusterAgents::Kind::thread);
+    CHECK(a.rank_of(7) == 1);
+}
+
+TEST_CASE("DSMEM races: a peer reading bytes an async copy writes into the owner", "[model][cluster][dsmem]") {
+    TwoCtas t;
+    const int tma = t.agents.tma(1, 0);
+    // A (multicast) load into rank 1's bytes 16..47, issued at the TMA agent's time 1.
+    const uint32_t issued = t.clock.tick(tma);
+    t.races.async_write(1, DsmemAccess{tma, issued, 30, true}, 16, 32);
+    // Rank 0's agent 2 reads 40..55 before anything published the landing: the race names
+    // the copy and the overlapping bytes only.
+    auto race = t.access(1, 2, 31, 40, 16, false);
+    REQUIRE(race);
+    CHECK(race->earlier.agent == tma);
+    CHECK(race->earlier.op == 30);
+    CHECK(race->first_byte == 40);
+    CHECK(race->last_byte == 47);
+    // Rank 1's own read is its AsyncWriteRegistry's business.
+    CHECK_FALSE(t.access(1, 6, 32, 16, 4, false));
+    // The phase's release carries the agent's time to a waiter (agent 4), a cluster barrier
+    // to the peer (agent 3): now the peer's read is ordered after the landing.
+    auto phase = std::make_shared<ClusterClock::Clock>(t.agents.total(), 0);
+    (*phase)[tma] = issued;
+    t.clock.acquire(4, phase);
+    t.clock.acquire(3, t.clock.snapshot(4));
+    CHECK_FALSE(t.access(1, 3, 33, 16, 32, false));
+    // A later copy of the same agent is not covered by the earlier phase's release.
+    t.races.async_write(1, DsmemAccess{tma, t.clock.tick(tma), 34, true}, 16, 4);
+    CHECK(t.access(1, 3, 35, 16, 4, false));
 }
 
 TEST_CASE("DSMEM proxy: a peer's generic write read by the async proxy needs a covering fence", "[model][cluster][dsmem][proxy]") {
