@@ -18,6 +18,7 @@ struct TimingParams {
     double mbarrier_expect_tx_cycles = 0;
     double mbarrier_arrive_expect_tx_cycles = 0;
     double mbarrier_wait_resume_cycles = 0;  // from phase completion to the waiter running
+    double mbarrier_wait_ready_cycles = 0;   // a wait whose phase had already completed (try_wait's own cost)
     double sync_cycles = 0;                  // bar.sync once the last warp arrived
     double fence_proxy_async_cycles = 0;
     double fence_mbarrier_init_cycles = 0;
@@ -38,6 +39,7 @@ struct TimingParams {
     // Per-thread generic accesses and cp.async (LDGSTS), and the L2 prefetches.
     double shared_access_cycles = 0;         // ld/st.shared of one warp, first wavefront
     double shared_wavefront_cycles = 0;      // each further 128-byte wavefront (bank conflicts)
+    double snapshot_vector_cycles = 0;       // shared.snapshot: each 16-byte vector after the first
     double global_load_l2_cycles = 0;        // ld.global whose lines are in L2
     double global_load_hbm_cycles = 0;       // ld.global of lines never touched
     double cp_async_issue_cycles = 0;        // the LDGSTS instruction (and its commit/arrive)
@@ -47,10 +49,12 @@ struct TimingParams {
     double prefetch_issue_cycles = 0;        // cp.async.bulk.prefetch(.tensor), the instruction
     // Clusters: distributed shared memory and the cluster barrier.
     double dsmem_load_cycles = 0;            // ld.shared::cluster of a peer's bytes, issue to data
-    double dsmem_store_cycles = 0;           // st.shared::cluster / st.async / remote arrive: the issue (posted)
+    double dsmem_store_cycles = 0;           // st.shared::cluster / st.async: the issue (posted)
     double dsmem_latency_cycles = 0;         // a posted remote write or arrive reaching the peer SM
     double cluster_arrive_cycles = 0;        // barrier.cluster.arrive
     double cluster_barrier_cycles = 0;       // last arrival to the cluster barrier's waiters going on
+    double cluster_release_cycles = 0;       // a .release.cluster (remote mbarrier.arrive, barrier.cluster.arrive):
+                                             // the issuing warp's stall before the arrive leaves the SM
     // wgmma (warpgroup MMA from shared memory).
     double wgmma_issue_cycles = 0;           // wgmma.mma_async, the instruction per warp
     double wgmma_flops_per_cycle = 0;        // dense f16/bf16 tensor-core rate per SM (4 sub-partitions)

@@ -57,7 +57,8 @@ std::string Cluster::op_name(int id) const {
 
 // --- The cluster barrier.
 
-void Cluster::cluster_arrive(CtaModule& cta, const Op& op, const EventSite& site, int thread, bool relaxed) {
+void Cluster::cluster_arrive(CtaModule& cta, const Op& op, const EventSite& site, int thread, bool relaxed,
+                             int64_t at) {
     const int a = agent(cta, thread);
     const int64_t earlier = barrier_.wait_target(a);
     const ClusterBarrier::Arrival arr = barrier_.arrive(a);
@@ -80,11 +81,13 @@ void Cluster::cluster_arrive(CtaModule& cta, const Op& op, const EventSite& site
         for (auto& [key, r] : inits_)
             if (r.agent == a && r.fence_time > r.time && r.published_phase < 0) r.published_phase = arr.phase;
     }
+    if (arr.counted) latest_arrival_ = std::max(latest_arrival_, at);
     if (arr.completed) cluster_phase_completed(arr.phase);
 }
 
 void Cluster::cluster_phase_completed(int64_t phase) {
-    completion_times_[phase] = now_cycles();
+    completion_times_[phase] = std::max(now_cycles(), latest_arrival_);
+    latest_arrival_ = 0;
     prune_before(completion_times_, phase - kPhasesKept + 1);
     if (tracking()) {
         if (!cluster_releasing_.empty())

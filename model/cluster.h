@@ -51,7 +51,9 @@ public:
 
     // --- The cluster barrier (ClusterWarpOps drives it).
     // Arrival of `thread` of `cta`; a repeated one is reported at `site`.
-    void cluster_arrive(CtaModule& cta, const Op& op, const EventSite& site, int thread, bool relaxed);
+    // `at`: the cycle the arrival reaches the barrier (after a .release arrive's release); the
+    // phase completes, for completion_time, at the latest arrival's `at`.
+    void cluster_arrive(CtaModule& cta, const Op& op, const EventSite& site, int thread, bool relaxed, int64_t at);
     // After the agent's wait passed `phase`: it acquires what the phase's arrivals released.
     void cluster_waited(int agent, int64_t phase);
     int64_t completion_time(int64_t phase) const;
@@ -144,6 +146,7 @@ private:
     ClusterClock::Clock cluster_releasing_;
     std::map<int64_t, ClusterClock::SharedClock> cluster_released_;
     std::map<int64_t, int64_t> completion_times_;   // cluster phase -> cycle it completed
+    int64_t latest_arrival_ = 0;                      // the current phase's latest arrival `at`
     std::vector<int64_t> last_waited_;              // per agent, the latest cluster phase it waited for
     std::map<std::pair<int, int>, BarrierOrder> orders_;  // (rank, barrier)
     std::map<std::pair<int, int>, InitRecord> inits_;     // (rank, barrier)

@@ -101,13 +101,16 @@ void ClusterWarpOps::exec(const Op& op, const std::vector<int>& lanes) {
     w_.emit(op, ev, EventKind::issue);
     switch (op.kind) {
         case OpKind::cluster_arrive:
+            // A (default) .release arrive first stalls the warp for the cluster-scope release
+            // (cluster_release_cycles, as a remote mbarrier.arrive.release.cluster does).
             arrive(op, lanes);
-            w_.spend(tp_.cluster_arrive_cycles);
+            w_.spend(tp_.cluster_arrive_cycles + (op.relaxed ? 0.0 : tp_.cluster_release_cycles));
             break;
         case OpKind::cluster_wait: wait(op, lanes); break;
         case OpKind::cluster_sync:
+            // The wait covers the arrive's own cost: the barrier completes no earlier than
+            // this warp's arrival, which counts after its release (Cluster::cluster_arrive).
             arrive(op, lanes);
-            w_.spend(tp_.cluster_arrive_cycles);
             wait(op, lanes);
             break;
         case OpKind::st_async: w_.spend(st_async(op, lanes)); break;
@@ -119,7 +122,11 @@ void ClusterWarpOps::exec(const Op& op, const std::vector<int>& lanes) {
 }
 
 void ClusterWarpOps::arrive(const Op& op, const std::vector<int>& lanes) {
-    for (int l : lanes) cluster_.cluster_arrive(cta_, op, w_.site(op, l), w_.thread(l), op.relaxed);
+    // H200 traces: a .release arrive reaches the barrier only after its cluster-scope release
+    // (the last release arrival to the waiters going on is cluster_release_cycles +
+    // cluster_barrier_cycles), a .relaxed one at once.
+    const int64_t at = now_cycles() + (op.relaxed ? 0 : whole_cycles(tp_.cluster_release_cycles));
+    for (int l : lanes) cluster_.cluster_arrive(cta_, op, w_.site(op, l), w_.thread(l), op.relaxed, at);
 }
 
 void ClusterWarpOps::wait(const Op& op, const std::vector<int>& lanes) {
@@ -197,8 +204,10 @@ double ClusterWarpOps::remote_barrier(const Op& op, const std::vector<int>& lane
         Cluster* c = &cluster_;
         CtaModule* from = &cta_;
         const Op* o = &op;
+        // A releasing arrive leaves the SM once its release is done.
         cta_.run().fabric->deliver_after(
-            whole_cycles(tp_.dsmem_latency_cycles), peer, op, at_peer,
+            whole_cycles(tp_.dsmem_latency_cycles) + (arrives ? whole_cycles(tp_.cluster_release_cycles) : 0), peer,
+            op, at_peer,
             [=, &peer] {
                 if (!c->peer_alive(*from, *o, site, thread, owner)) return;
                 if (arrives) c->release_into_barrier(owner, b, known);
@@ -206,10 +215,13 @@ double ClusterWarpOps::remote_barrier(const Op& op, const std::vector<int>& lane
                 if (arrives) peer.barrier_action(b, A::remote_arrive, expects ? 1 : count, thread, *o, at_peer);
             });
     }
+    // The device issues these through the shared::cluster address with .release.cluster
+    // (arrive, arrive.expect_tx; expect_tx is .relaxed): on the H200 the issuing warp stalls
+    // for the release, ~600 cycles against 2 for a local arrive (traces/analysis/cluster_latencies.py).
     switch (op.kind) {
-        case OpKind::mbarrier_arrive: return tp_.mbarrier_arrive_cycles;
+        case OpKind::mbarrier_arrive: return tp_.mbarrier_arrive_cycles + tp_.cluster_release_cycles;
         case OpKind::mbarrier_expect_tx: return tp_.mbarrier_expect_tx_cycles;
-        default: return tp_.mbarrier_arrive_expect_tx_cycles;
+        default: return tp_.mbarrier_arrive_expect_tx_cycles + tp_.cluster_release_cycles;
     }
 }
 

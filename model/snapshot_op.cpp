@@ -35,12 +35,12 @@ double SnapshotOp::take(CtaModule& cta, const Op& op, const Expr::IntEnv& env, i
     image.name = snapshot_image_name(op, site.iters, buffer);
     const int64_t size = static_cast<int64_t>(image.bytes.size());
     cta.run().snapshots.add(site, std::move(image));
-    // The device copies the buffer with one thread's 16-byte loads (one wavefront each,
-    // pipelined) and posted global stores. Not calibrated on its own: the shared-load
-    // numbers are the closest measured ones.
+    // The device copies the buffer with one thread's 16-byte loads and global stores: the
+    // first vector costs a shared load, each further one snapshot_vector_cycles (measured on
+    // the H200: the loop's ld.shared/st.global pairs, not the shared-load wavefront rate).
     const TimingParams& tp = cta.run().timing;
     const int64_t loads = std::max<int64_t>(1, (size + 15) / 16);
-    return tp.shared_access_cycles + static_cast<double>(loads - 1) * tp.shared_wavefront_cycles;
+    return tp.shared_access_cycles + static_cast<double>(loads - 1) * tp.snapshot_vector_cycles;
 }
 
 }  // namespace tmasim::model

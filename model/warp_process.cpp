@@ -282,7 +282,9 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
         }
     }
     const TimingParams& tp = cta_.run().timing;
-    spend(waited ? tp.mbarrier_wait_resume_cycles : tp.issue_cycles);
+    // A try_wait that finds its phase complete still takes mbarrier_wait_ready_cycles on the
+    // H200 (not one issue slot): the instruction's round trip to the barrier in shared memory.
+    spend(waited ? tp.mbarrier_wait_resume_cycles : tp.mbarrier_wait_ready_cycles);
     emit(op, ev, EventKind::wait_end);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "model/arch_config.h"
 #include "model/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
@@ -126,15 +127,19 @@ TEST_CASE("catalog: events follow the trace format's per-selector rules and timi
     CHECK(start[0].t == load_issue[0].t);
     CHECK(landed[0].t - start[0].t == 560 + 38);
     CHECK(flip[0].t == landed[0].t);
-    // A warp already waiting resumes 40 cycles after the flip; one that arrives later finds
-    // the phase complete and pays only the instruction (2 cycles).
+    // A warp already waiting resumes mbarrier_wait_resume_cycles (40) after the flip; one that
+    // arrives later finds the phase complete and pays mbarrier_wait_ready_cycles (h100-sxm, the
+    // default arch).
+    const model::TimingParams tp = model::ArchConfig::load_named("h100-sxm", TMASIM_ARCH_DIR).timing();
+    const int64_t resume = static_cast<int64_t>(tp.mbarrier_wait_resume_cycles);
+    const int64_t ready = static_cast<int64_t>(tp.mbarrier_wait_ready_cycles);
     const auto begins = events_of(r, wait, EventKind::wait_begin);
     const auto ends = events_of(r, wait, EventKind::wait_end);
     REQUIRE(ends.size() == begins.size());
     for (const auto& e : ends) {
         const auto b = std::find_if(begins.begin(), begins.end(), [&](const TraceEvent& x) { return x.warp == e.warp; });
         REQUIRE(b != begins.end());
-        CHECK(e.t == (b->t < flip[0].t ? flip[0].t + 40 : b->t + 2));
+        CHECK(e.t == (b->t < flip[0].t ? flip[0].t + resume : b->t + ready));
     }
 
     // Sorted by (cta, t, op, warp, lane, kind).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "model/arch_config.h"
 #include "model/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
@@ -190,14 +191,16 @@ TEST_CASE("cluster barrier_relaxed: a relaxed arrive publishes nothing", "[model
         CHECK(d.detail.at("other_op") == std::to_string(op_id(s, "fill")));
         CHECK(d.detail.at("rank") == std::to_string(1 - d.cta));
     }
-    // The DSMEM load costs the remote round trip (dsmem_load_cycles, 181).
+    // The DSMEM load costs the remote round trip (dsmem_load_cycles of h100-sxm, the default arch).
+    const int64_t dsmem_load =
+        static_cast<int64_t>(model::ArchConfig::load_named("h100-sxm", TMASIM_ARCH_DIR).timing().dsmem_load_cycles);
     int64_t issue = -1, done = -1;
     for (const auto& e : r.events)
         if (e.op == op_id(s, "read_peer") && e.cta == 0 && e.warp == 0) {
             if (e.kind == EventKind::issue) issue = e.t;
             if (e.kind == EventKind::complete) done = e.t;
         }
-    CHECK(done - issue == 181);
+    CHECK(done - issue == dsmem_load);
 }
 
 TEST_CASE("cluster multicast_bulk: one bulk load per cluster lands in its four CTAs", "[model][cluster][multicast]") {
