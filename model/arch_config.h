@@ -25,6 +25,8 @@ struct TimingParams {
     double bulk_load_issue_cycles = 0;       // cp.async.bulk global->shared, the instruction itself
     double tensor_load_issue_cycles = 0;     // cp.async.bulk.tensor global->shared
     double store_issue_cycles = 0;           // bulk and tensor shared->global
+    double bulk_reduce_issue_cycles = 0;     // cp.reduce.async.bulk (1-D), the instruction
+    double tensor_reduce_issue_cycles = 0;   // cp.reduce.async.bulk.tensor, less the map's first-use fetch
     double tensormap_fetch_cycles = 0;       // extra on a CTA's first tensor op on a map
     double shared_store_cycles = 0;          // st.shared is posted: the issue alone
     double tma_latency_l2_cycles = 0;
@@ -42,13 +44,15 @@ struct TimingParams {
     double snapshot_vector_cycles = 0;       // shared.snapshot: each 16-byte vector after the first
     double global_load_l2_cycles = 0;        // ld.global whose lines are in L2
     double global_load_hbm_cycles = 0;       // ld.global of lines never touched
-    double cp_async_issue_cycles = 0;        // the LDGSTS instruction (and its commit/arrive)
+    double cp_async_issue_cycles = 0;        // the LDGSTS instruction
+    double cp_async_arrive_cycles = 0;       // cp.async.mbarrier.arrive
     double cp_async_latency_l2_cycles = 0;   // issue to bytes in shared memory, L2 hit
     double cp_async_latency_hbm_cycles = 0;  // same, lines from HBM
     double cp_async_wait_resume_cycles = 0;  // from the group's completion to the waiter
     double prefetch_issue_cycles = 0;        // cp.async.bulk.prefetch(.tensor), the instruction
     // Clusters: distributed shared memory and the cluster barrier.
     double dsmem_load_cycles = 0;            // ld.shared::cluster of a peer's bytes, issue to data
+    double dsmem_load_wavefront_cycles = 0;  // each further 128 bytes a warp's remote load moves
     double dsmem_store_cycles = 0;           // st.shared::cluster / st.async: the issue (posted)
     double dsmem_latency_cycles = 0;         // a posted remote write or arrive reaching the peer SM
     double cluster_arrive_cycles = 0;        // barrier.cluster.arrive

@@ -172,7 +172,12 @@ double ClusterWarpOps::dsmem_access(const Op& op, const std::vector<int>& lanes,
         uint8_t* data = cluster_.at_rank(owner).smem().data() + buf.base;
         for (int64_t e = index; e < index + width / esize; ++e) store_value(*buf.decl, data, e, op.value, env);
     }
-    return std::max(cost, is_store ? tp_.dsmem_store_cycles : tp_.dsmem_load_cycles);
+    if (is_store) return std::max(cost, tp_.dsmem_store_cycles);
+    // A remote load pays dsmem_load_cycles for its first 128 bytes and dsmem_load_wavefront_cycles
+    // for each further 128 (H200: 216 for 32 x 4 bytes, ~267 for 32 x 16 bytes).
+    const int64_t pieces = (static_cast<int64_t>(remote.size()) * width + 127) / 128;
+    return std::max(cost, tp_.dsmem_load_cycles + static_cast<double>(std::max<int64_t>(pieces - 1, 0)) *
+                                                      tp_.dsmem_load_wavefront_cycles);
 }
 
 double ClusterWarpOps::remote_barrier(const Op& op, const std::vector<int>& lanes) {

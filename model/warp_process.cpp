@@ -153,11 +153,11 @@ bool WarpProcess::exec(const Op& op) {
         }
         case OpKind::cp_async_commit_group:
             for (int l : lanes) cta_.cp_groups().commit(thread(l));
-            cost = tp.cp_async_issue_cycles;
+            cost = tp.issue_cycles;  // 2 cycles on the H200 (op_durations.py: n=27), not an LDGSTS
             break;
         case OpKind::cp_async_mbarrier_arrive:
             op_cp_arrive(op, lanes);
-            cost = tp.cp_async_issue_cycles;
+            cost = tp.cp_async_arrive_cycles;
             break;
         case OpKind::bulk_commit_group:
             for (int l : lanes) cta_.groups().commit(thread(l));
