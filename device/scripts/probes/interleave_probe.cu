@@ -1,43 +1,11 @@
 // Probe: how the H100/H200 TMA places interleaved boxes in shared memory.
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime.h>
+#include "probe_common.cuh"
 #include <cstdio>
 #include <cstring>
 #include <vector>
 #include <cstdint>
 
-__global__ void load_kernel(const __grid_constant__ CUtensorMap map, int c0, int c1, int c2, int rank,
-                            unsigned expect, unsigned char* out, int* status) {
-    __shared__ alignas(1024) unsigned char smem[8192];
-    __shared__ alignas(8) unsigned long long bar;
-    for (int i = threadIdx.x; i < 8192; i += blockDim.x) smem[i] = 0xEE;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
-        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(expect) : "memory");
-        if (rank == 3)
-            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
-                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(b) : "memory");
-        else
-            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(b) : "memory");
-        long long start = clock64();
-        unsigned ok = 0;
-        while (!ok && clock64() - start < 200000000LL) {
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
-                         : "=r"(ok) : "r"(b) : "memory");
-        }
-        *status = ok ? 1 : 2;
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < 8192; i += blockDim.x) out[i] = smem[i];
-}
 
-PFN_cuTensorMapEncodeTiled_v12000 encode;
 
 struct Case {
     const char* name;
@@ -48,8 +16,7 @@ struct Case {
 };
 
 int main() {
-    cudaDriverEntryPointQueryResult q;
-    cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void**)&encode, cudaEnableDefault, &q);
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = load_encode();
     const size_t N = 1 << 20;
     unsigned char* g; cudaMalloc(&g, N);
     std::vector<unsigned char> h(N);
@@ -91,7 +58,7 @@ int main() {
                             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         printf("== %s: encode %d\n", c.name, (int)r);
         if (r != CUDA_SUCCESS) continue;
-        load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], c.rank, c.expect, out, status);
+        probe_load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], 0, 0, c.rank, c.expect, 0, out, status);
         cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) { printf("   kernel error %s\n", cudaGetErrorString(e)); return 1; }
         int st; cudaMemcpy(&st, status, 4, cudaMemcpyDeviceToHost);

@@ -1,45 +1,12 @@
 // Probe: how the H100/H200 TMA places interleaved boxes in shared memory.
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime.h>
+#include "probe_common.cuh"
 #include <cstdio>
 #include <cstring>
 #include <vector>
 #include <string>
 #include <cstdint>
 
-__global__ void load_kernel(const __grid_constant__ CUtensorMap map, int c0, int c1, int c2, int rank,
-                            unsigned expect, unsigned char* out, int* status) {
-    __shared__ alignas(1024) unsigned char smem[8192];
-    __shared__ alignas(8) unsigned long long bar;
-    for (int i = threadIdx.x; i < 8192; i += blockDim.x) smem[i] = 0xEE;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
-        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(expect) : "memory");
-        if (rank == 3)
-            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
-                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(b) : "memory");
-        else
-            asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
-                         ::"r"(s), "l"(&map), "r"(c0), "r"(c1), "r"(c2), "r"(0), "r"(b) : "memory");
-        long long start = clock64();
-        unsigned ok = 0;
-        while (!ok && clock64() - start < 200000000LL) {
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
-                         : "=r"(ok) : "r"(b) : "memory");
-        }
-        *status = ok ? 1 : 2;
-        long long t = clock64(); while (clock64() - t < 2000000LL) {}
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < 8192; i += blockDim.x) out[i] = smem[i];
-}
 
-PFN_cuTensorMapEncodeTiled_v12000 encode;
 
 
 struct Case {
@@ -50,8 +17,7 @@ struct Case {
 };
 
 int main() {
-    cudaDriverEntryPointQueryResult q;
-    cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void**)&encode, cudaEnableDefault, &q);
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = load_encode();
     const size_t N = 1 << 20;
     unsigned char* g; cudaMalloc(&g, N);
     std::vector<unsigned char> h(N);
@@ -90,33 +56,18 @@ int main() {
                             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         printf("== %s: encode %d\n", c.name, (int)r);
         if (r != CUDA_SUCCESS) continue;
-        int rk = c.rank == 4 ? 2 : 3;
-        load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], rk, 0, out, status);
+        probe_load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], 0, 0, c.rank, 0, 2000000, out, status);
         cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) { printf("   kernel error %s\n", cudaGetErrorString(e)); return 1; }
         std::vector<unsigned char> o(8192);
         cudaMemcpy(o.data(), out, 8192, cudaMemcpyDeviceToHost);
         int written = 0;
         for (int i = 0; i < 8192; ++i) if (o[i] != 0xEE) written = i + 1;
-        load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], rk, written, out, status);
+        probe_load_kernel<<<1, 32>>>(m, c.coords[0], c.coords[1], c.coords[2], 0, 0, c.rank, written, 2000000, out, status);
         cudaDeviceSynchronize();
         int st; cudaMemcpy(&st, status, 4, cudaMemcpyDeviceToHost);
         printf("   %d bytes; expect_tx %d: %s\n", written, written, st == 1 ? "complete" : "TIMEOUT");
-        std::string line;
-        for (int i = 0; i < written; i += 16) {
-            // find the global offset of this 16-byte chunk (unique in the random fill)
-            long found = -2;
-            bool zero = true, untouched = true;
-            for (int j = 0; j < 16; ++j) { zero = zero && o[i+j] == 0; untouched = untouched && o[i+j] == 0xEE; }
-            if (zero) found = -1; else if (untouched) found = -3;
-            else for (size_t a = 0; a + 16 <= 65536; ++a) if (memcmp(&h[a], &o[i], 16) == 0) { found = (long)a; break; }
-            char buf[32];
-            if (found == -1) snprintf(buf, sizeof buf, " Z"); else if (found == -3) snprintf(buf, sizeof buf, " .");
-            else if (found == -2) snprintf(buf, sizeof buf, " ?"); else snprintf(buf, sizeof buf, " %ld", found);
-            line += buf;
-            if ((i / 16) % 16 == 15) { printf("   smem %4d:%s\n", i - 240, line.c_str()); line.clear(); }
-        }
-        if (!line.empty()) printf("   smem ....:%s\n", line.c_str());
+        print_smem_sources(h.data(), o.data(), written);
     }
     return 0;
 }
