@@ -17,13 +17,11 @@ struct Case {
 
 int main() {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = load_encode();
-    const size_t N = 1 << 20;
-    unsigned char* g; cudaMalloc(&g, N);
-    std::vector<unsigned char> h(N);
-    for (size_t i = 0; i < N; ++i) h[i] = (unsigned char)(i % 251);  // byte i holds i mod 251
-    cudaMemcpy(g, h.data(), N, cudaMemcpyHostToDevice);
-    unsigned char* out; cudaMalloc(&out, 8192);
-    int* status; cudaMalloc(&status, 4);
+    ProbeMemory mem = probe_memory(false);
+    unsigned char* g = mem.g;
+    const std::vector<unsigned char>& h = mem.h;
+    unsigned char* out = mem.out;
+    int* status = mem.status;
     using I = CUtensorMapInterleave; using S = CUtensorMapSwizzle;
     auto U8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
     auto F16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;

@@ -18,14 +18,11 @@ struct Case {
 
 int main() {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = load_encode();
-    const size_t N = 1 << 20;
-    unsigned char* g; cudaMalloc(&g, N);
-    std::vector<unsigned char> h(N);
-    uint64_t x = 12345;
-    for (size_t i = 0; i < N; ++i) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; h[i] = (unsigned char)(x >> 56); if (h[i] == 0xEE || h[i] == 0) h[i] = 1 + (i % 200); }
-    cudaMemcpy(g, h.data(), N, cudaMemcpyHostToDevice);
-    unsigned char* out; cudaMalloc(&out, 8192);
-    int* status; cudaMalloc(&status, 4);
+    ProbeMemory mem = probe_memory(true);
+    unsigned char* g = mem.g;
+    const std::vector<unsigned char>& h = mem.h;
+    unsigned char* out = mem.out;
+    int* status = mem.status;
     auto U8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
     auto F16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     auto I16 = CU_TENSOR_MAP_INTERLEAVE_16B; auto I32 = CU_TENSOR_MAP_INTERLEAVE_32B; auto I0 = CU_TENSOR_MAP_INTERLEAVE_NONE;

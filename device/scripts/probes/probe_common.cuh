@@ -7,13 +7,44 @@
 
 #include <cstdio>
 #include <cstring>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 inline PFN_cuTensorMapEncodeTiled_v12000 load_encode() {
     PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
     cudaDriverEntryPointQueryResult q;
     cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void**)&encode, cudaEnableDefault, &q);
     return encode;
+}
+
+// The probes' memory: a 1 MiB global source `g` with its host copy `h`, 8 KiB for the shared
+// buffer's copy, and the status word. `random_bytes`: a fixed pseudo-random fill with no 0 and
+// no 0xEE bytes, so every 16-byte chunk can be traced back (print_smem_sources); otherwise
+// byte i holds i mod 251.
+struct ProbeMemory {
+    unsigned char* g = nullptr;
+    std::vector<unsigned char> h;
+    unsigned char* out = nullptr;
+    int* status = nullptr;
+};
+
+inline ProbeMemory probe_memory(bool random_bytes) {
+    ProbeMemory m;
+    const size_t n = 1 << 20;
+    cudaMalloc(&m.g, n);
+    m.h.resize(n);
+    uint64_t x = 12345;
+    for (size_t i = 0; i < n; ++i) {
+        if (!random_bytes) { m.h[i] = (unsigned char)(i % 251); continue; }
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        m.h[i] = (unsigned char)(x >> 56);
+        if (m.h[i] == 0xEE || m.h[i] == 0) m.h[i] = 1 + (i % 200);
+    }
+    cudaMemcpy(m.g, m.h.data(), n, cudaMemcpyHostToDevice);
+    cudaMalloc(&m.out, 8192);
+    cudaMalloc(&m.status, 4);
+    return m;
 }
 
 // One rank-`rank` (2..5) tile load at (c0..c4) into 8 KiB of shared memory pre-filled with 0xEE
