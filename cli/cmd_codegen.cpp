@@ -18,12 +18,13 @@ struct CodegenArgs {
     std::string file;
     std::string output;
     std::string target;
+    std::string trace = "all";
     bool quiet = false;
 };
 
 int run_codegen(const CodegenArgs& a) {
     Scenario s = load_scenario_file(a.file);
-    const std::string source = device::generate_kernel_source(s);
+    const std::string source = device::generate_kernel_source(s, *parse_trace_level(a.trace));
     if (!a.output.empty()) {
         std::ofstream out(a.output, std::ios::binary);
         out << source;
@@ -51,6 +52,9 @@ void add_codegen_command(CLI::App& app, Action& action) {
     sub->add_option("-o,--output", args->output, "Write the source to this file instead of standard output");
     sub->add_option("--compile", args->target, "Also compile it with NVRTC for this target (no GPU needed)")
         ->check(CLI::IsMember({"sm_90a", "sm_100a"}));
+    sub->add_option("--trace", args->trace, "The trace level the kernel is generated for (see `tmasim run --trace`)")
+        ->check(CLI::IsMember({"all", "waits", "none"}))
+        ->capture_default_str();
     sub->add_flag("-q,--quiet", args->quiet, "Do not print the source");
     sub->footer("Exit codes: 0 ok; 1 NVRTC rejected the kernel; 2 bad input.");
     sub->callback([args, &action] { action = [args] { return run_codegen(*args); }; });

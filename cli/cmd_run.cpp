@@ -28,11 +28,13 @@ struct RunArgs {
     uint64_t seed = 0;
     double watchdog = 1.0;
     std::string cache_dir;
+    std::string trace = "all";  // device: which ops the kernel times
     bool quiet = false;
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
     // Which backend-specific options the user actually gave (to reject them on the other).
-    CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr;
+    CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
+                *trace_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -48,7 +50,18 @@ void reject_foreign_options(const RunArgs& a) {
     } else {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
+        reject(a.trace_opt, "--trace", "device");
     }
+}
+
+// A device run's kernel time (CUDA events) and span (%globaltimer, first entry to last exit).
+void print_kernel_time(const Provenance& p) {
+    const auto get = [&](const char* key) {
+        const auto it = p.extra.find(key);
+        return it == p.extra.end() ? std::string("?") : it->second;
+    };
+    std::cout << "kernel:      " << get("kernel_time_ns") << " ns (CUDA events), " << get("kernel_span_ns")
+              << " ns first warp entry to last warp exit; trace level " << get("trace_level") << '\n';
 }
 
 bool is_batch(const RunArgs& a) {
@@ -64,6 +77,7 @@ int run_many(const RunArgs& a) {
     o.model.seed = a.seed;
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
+    o.device.trace = *parse_trace_level(a.trace);
     o.quiet = a.quiet;
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
         throw std::invalid_argument("--diff-against " + o.diff_dir + ": not a directory");
@@ -75,7 +89,7 @@ int run_many(const RunArgs& a) {
 int run_with_ncu(const RunArgs& a) {
     if (a.backend != "device") throw std::invalid_argument("--ncu applies to --backend device only");
     std::vector<std::string> inner = {"run", a.file, "--backend", "device", "--no-isolation",
-                                      "--watchdog", std::to_string(a.watchdog)};
+                                      "--watchdog", std::to_string(a.watchdog), "--trace", a.trace};
     if (!a.output.empty()) inner.insert(inner.end(), {"--output", a.output});
     if (!a.cache_dir.empty()) inner.insert(inner.end(), {"--cache-dir", a.cache_dir});
     if (a.quiet) inner.push_back("--quiet");
@@ -98,6 +112,7 @@ int run(RunArgs& a) {
         DeviceOptions opt;
         opt.watchdog_seconds = a.watchdog;
         opt.cache_dir = a.cache_dir;
+        opt.trace = *parse_trace_level(a.trace);
         result = a.no_isolation ? run_device(scenario, opt) : run_device_isolated(scenario, opt);
     } else {
         ModelOptions opt;
@@ -109,6 +124,7 @@ int run(RunArgs& a) {
     OpNames names = op_names_of(scenario);
     if (!a.output.empty()) write_trace_file(result, a.output, names);
     if (!a.quiet) print_summary(result, std::cout, names);
+    if (!a.quiet && on_device) print_kernel_time(result.provenance);
 
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (check.passed) {
@@ -151,6 +167,12 @@ void add_run_command(CLI::App& app, Action& action) {
                           ->check(CLI::PositiveNumber)
                           ->capture_default_str();
     a->cache_opt = sub->add_option("--cache-dir", a->cache_dir, "Device: where compiled kernels are cached");
+    a->trace_opt = sub->add_option("--trace", a->trace,
+                                   "Device: which ops the kernel times: all (every op, %clock64 before and after), "
+                                   "waits (only the ops that wait), none (no per-op code: the kernel as written by "
+                                   "hand; the trace has its time and each CTA's entry and exit)")
+                       ->check(CLI::IsMember({"all", "waits", "none"}))
+                       ->capture_default_str();
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
     sub->add_flag("--ncu", a->ncu,
                   "Device, one scenario: run it under Nsight Compute (ncu --clock-control none) and print "

@@ -8,7 +8,7 @@
 //                                                    map order (the 128-byte object TMA reads;
 //                                                    tmap<i> is then tensormap.stage's template)
 //   unsigned char* global<i>                         one per Scenario::globals entry
-//   TraceRecord* trace_buf, unsigned trace_capacity, DeviceStatus* status,
+//   DeviceRecord* trace_buf, unsigned trace_capacity, DeviceStatus* status,
 //   unsigned char* shared_dump, unsigned char* snapshot_area (snapshot_plan.h),
 //   unsigned long long watchdog_ns
 //
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "device/trace_level.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::device {
@@ -29,7 +30,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-std::string generate_kernel_source(const Scenario& s);
+std::string generate_kernel_source(const Scenario& s, TraceLevel level = TraceLevel::all);
 
 // Where each shared buffer element lands in a CTA's slice of the shared dump.
 struct SharedDumpEntry {

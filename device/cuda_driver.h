@@ -56,6 +56,11 @@ private:
     X(cuMemcpyDtoH, 3020)                 \
     X(cuMemsetD8, 3020)                   \
     X(cuLaunchKernelEx, 11060)            \
+    X(cuEventCreate, 2000)                \
+    X(cuEventRecord, 2000)                \
+    X(cuEventSynchronize, 2000)           \
+    X(cuEventElapsedTime, 2000)           \
+    X(cuEventDestroy, 4000)               \
     X(cuGetErrorName, 6000)               \
     X(cuGetErrorString, 6000)             \
     X(cuTensorMapEncodeTiled, 12000)

@@ -75,14 +75,16 @@ GpuSession::GpuSession(const CudaDriver& driver) : drv_(driver) {
 GpuSession::~GpuSession() {
     // Results ignored: after a fault every call here fails, and there is nothing to do.
     for (CUdeviceptr p : allocations_) drv_.cuMemFree(p);
-    if (module_) drv_.cuModuleUnload(module_);
+    for (CUmodule m : modules_) drv_.cuModuleUnload(m);
     if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
 }
 
 CUfunction GpuSession::load_kernel(const std::vector<char>& cubin, const char* name) {
-    drv_.check(drv_.cuModuleLoadData(&module_, cubin.data()), "cuModuleLoadData");
+    CUmodule module = nullptr;
+    drv_.check(drv_.cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData");
+    modules_.push_back(module);
     CUfunction f = nullptr;
-    drv_.check(drv_.cuModuleGetFunction(&f, module_, name), "cuModuleGetFunction");
+    drv_.check(drv_.cuModuleGetFunction(&f, module, name), "cuModuleGetFunction");
     return f;
 }
 

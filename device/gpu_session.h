@@ -39,6 +39,7 @@ public:
     const GpuInfo& info() const { return info_; }
     const CudaDriver& driver() const { return drv_; }
 
+    // Loads one more module (a session may hold several) and returns its kernel `name`.
     CUfunction load_kernel(const std::vector<char>& cubin, const char* name);
     CUdeviceptr alloc(size_t bytes, bool zero);  // at least 1 byte
     void upload(CUdeviceptr dst, const void* src, size_t bytes);
@@ -48,7 +49,7 @@ private:
     const CudaDriver& drv_;
     CUdevice dev_ = 0;
     CUcontext ctx_ = nullptr;
-    CUmodule module_ = nullptr;
+    std::vector<CUmodule> modules_;
     std::vector<CUdeviceptr> allocations_;
     GpuInfo info_;
 };

@@ -11,10 +11,9 @@ namespace {
 constexpr const char* kDeviceAbi = R"abi(
 struct alignas(64) TensorMapParam { unsigned long long v[16]; };  // a CUtensorMap, by value
 
-struct TraceRecord {
-    int op, cta, warp, lane, kind, ended, niters, pad;
-    int iters[4];
-    unsigned long long clk_begin, clk_end, ns_begin, ns_end;
+struct DeviceRecord {
+    unsigned long long clk;
+    unsigned dur, meta;  // meta: kind | ended << 3 | lane << 4 | op << 9
 };
 
 struct DeviceStatus {
@@ -28,31 +27,42 @@ struct DeviceStatus {
 
 // Where one warp's records go. Each warp owns a region of `capacity` records and a
 // warp-uniform slot counter that every lane advances after each op the warp records, so
-// recording is a few plain (posted) stores: an atomic counter in global memory costs a
-// round trip of hundreds of cycles per op and would dominate what it measures.
+// recording is one plain (posted) 16-byte store: no atomic (a global atomic per record cost
+// ~700 cycles), no fence, no %globaltimer read (only entry and exit read it). A record that
+// does not fit is counted in a register and the count added to the status once, at exit.
 struct Tracer {
-    TraceRecord* buf;   // this warp's region
+    DeviceRecord* buf;  // this warp's region
     unsigned capacity;  // records per warp
     DeviceStatus* status;
-    int cta, warp;
     unsigned next;      // same value in every lane of the warp
+    unsigned dropped;
 
-    __device__ __forceinline__ void record(int op, int kind, int ended, int lane, int niters,
-                                           const long long* iters,
-                                           unsigned long long c0, unsigned long long c1,
-                                           unsigned long long n0, unsigned long long n1) const {
-        if (next >= capacity) {  // bounded region: count what was lost, never write past it
-            atomicAdd(&status->trace_dropped, 1u);
+    __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
+                                          unsigned long long c0, unsigned long long c1) {
+        if (slot >= capacity) {  // bounded region: count what was lost, never write past it
+            ++dropped;
             return;
         }
-        TraceRecord r;
-        r.op = op; r.cta = cta; r.warp = warp; r.lane = lane;
-        r.kind = kind; r.ended = ended; r.niters = niters; r.pad = 0;
-        for (int i = 0; i < 4; ++i) r.iters[i] = i < niters ? (int)iters[i] : 0;
-        r.clk_begin = c0; r.clk_end = c1; r.ns_begin = n0; r.ns_end = n1;
-        buf[next] = r;
+        const unsigned long long d = c1 - c0;
+        const unsigned dur = d > 0xffffffffull ? 0xffffffffu : (unsigned)d;
+        const unsigned meta = (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) |
+                              ((unsigned)op << 9);
+        *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+    }
+    __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
+                                           unsigned long long c0, unsigned long long c1) {
+        write(next, op, kind, ended, lane, c0, c1);
+    }
+    // An entry or exit record and the timer record after it, in this slot and the next
+    // (the caller advances every lane by two).
+    __device__ __forceinline__ void record_timer(int kind, unsigned long long clk, unsigned long long ns) {
+        write(next, 0, kind, 1, 0, clk, clk);
+        write(next + 1u, 0, 4, 1, 0, ns, ns);
     }
     __device__ __forceinline__ void advance() { ++next; }
+    __device__ __forceinline__ void flush_dropped() const {
+        if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
+    }
 };
 
 // Called by every thread whose mbarrier wait outlived the watchdog; the first one wins the
@@ -98,11 +108,16 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
 }
 
 // mbarrier.wait: probe until the phase with `parity` completes or the watchdog expires.
+// A first probe that succeeds costs what a hand-written wait costs; the watchdog's
+// %globaltimer is read only once a probe has failed, so `waited_ns` counts from then.
 __device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsigned parity,
-                                                              unsigned long long start_ns,
-                                                              unsigned long long watchdog_ns) {
+                                                              unsigned long long watchdog_ns,
+                                                              unsigned long long& waited_ns) {
+    if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
+    const unsigned long long start_ns = read_globaltimer();
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
-        if (read_globaltimer() - start_ns > watchdog_ns) return false;
+        waited_ns = read_globaltimer() - start_ns;
+        if (waited_ns > watchdog_ns) return false;
     }
     return true;
 }
@@ -134,9 +149,9 @@ std::string kernel_abi_device_source() {
     // Pin the device layout to the host's. (NVRTC has no offsetof; both sides declare the
     // same members in the same order, so equal sizes catch a member added on one side.)
     s += fmt::format(
-        "static_assert(sizeof(TraceRecord) == {}, \"TraceRecord ABI\");\n"
+        "static_assert(sizeof(DeviceRecord) == {}, \"DeviceRecord ABI\");\n"
         "static_assert(sizeof(DeviceStatus) == {}, \"DeviceStatus ABI\");\n",
-        sizeof(TraceRecord), sizeof(DeviceStatus));
+        sizeof(DeviceRecord), sizeof(DeviceStatus));
     return s;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The binary contract between the generated kernel and the host: trace records, the status
+// The binary contract between the generated kernel and the host: trace records (DeviceRecord
+// as written, TraceRecord as decoded), the status
 // block (trace counter, watchdog hang report) and the kernel's name and parameter order.
 // The device declares the same structs in kernel_abi_device_source(); the generated source
 // static_asserts their sizes against the numbers below, so a mismatch fails
@@ -16,7 +17,21 @@ enum RecordKind : int32_t {
     kRecordOp = 0,     // issue / complete
     kRecordWait = 1,   // wait_begin / wait_end
     kRecordEntry = 2,  // a warp entered the kernel (t0 of its CTA)
+    kRecordExit = 3,   // a warp finished its ops (with the entry record: its clock-to-ns rate)
+    kRecordTimer = 4,  // follows an entry or exit record: its %globaltimer
+    kRecordEmpty = 7,  // a slot never written (the buffer is pre-filled with 0xff)
 };
+
+// What the kernel writes per record: 16 bytes, one store, no %globaltimer read (an entry or
+// exit record is followed by a timer record that carries one). The CTA and warp are the
+// region's and the loop indices follow from the op's instance count in program order, so
+// neither is stored; the host widens each record into a TraceRecord (trace_records.h).
+struct DeviceRecord {
+    uint64_t clk;   // %clock64 before the op (timer records: %globaltimer)
+    uint32_t dur;   // %clock64 after the op minus clk (saturates; 0 for a wait that timed out)
+    uint32_t meta;  // kind (bits 0-2) | ended (bit 3) | lane (bits 4-8) | op id (bits 9-31)
+};
+static_assert(sizeof(DeviceRecord) == 16, "DeviceRecord layout is part of the kernel ABI");
 
 struct TraceRecord {
     int32_t op;        // Op::id (-1 for entry records)
@@ -29,14 +44,15 @@ struct TraceRecord {
     int32_t pad;
     int32_t iters[kMaxLoopDepth];
     uint64_t clk_begin, clk_end;  // %clock64 around the op
-    uint64_t ns_begin, ns_end;    // %globaltimer around the op
+    uint64_t ns_begin, ns_end;    // %globaltimer at those clocks (entry/exit: read; ops: derived)
 };
 static_assert(sizeof(TraceRecord) == 80, "TraceRecord layout is part of the kernel ABI");
 
 struct DeviceStatus {
     uint32_t trace_unused;    // kept for the layout (records need no counter: per-warp slots);
                               // the load sink's never-taken store writes here
-    uint32_t trace_dropped;   // records that did not fit in their warp's region
+    uint32_t trace_dropped;   // records that did not fit in their warp's region (added once
+                              // per warp at its exit)
     int32_t hang_flag;        // 1 once a wait timed out; the first timer-out fills the rest
     int32_t hang_threads;     // threads that timed out
     int32_t hang_op;

@@ -15,13 +15,13 @@
 namespace tmasim::device {
 
 namespace {
-// 4 Mi records of 80 bytes = 320 MiB: a bound for long benchmark loops. Past it the
+// 16 Mi records of 16 bytes = 256 MiB: a bound for long benchmark loops. Past it the
 // kernel counts what it drops and the provenance says so.
-constexpr int64_t kMaxTraceRecords = int64_t{1} << 22;
+constexpr int64_t kMaxTraceRecords = int64_t{1} << 24;
 }  // namespace
 
-KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds)
-    : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds) {}
+KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds, TraceLevel level)
+    : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds), level_(level) {}
 
 void KernelLaunch::prepare(const std::vector<char>& cubin) {
     const CudaDriver& drv = gpu_.driver();
@@ -48,12 +48,12 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
         }
     }
 
-    // One region per warp (records_per_warp slots, the entry record included), pre-filled
-    // with 0xff: a slot the kernel never wrote has kind -1 and is skipped when decoding.
+    // One region per warp (records_per_warp slots, entry and exit records included),
+    // pre-filled with 0xff: a slot the kernel never wrote has kind 7 (kRecordEmpty).
     const int64_t warps = int64_t{s_.launch.num_ctas()} * s_.launch.num_warps();
     trace_capacity_ = static_cast<unsigned>(
-        std::max<int64_t>(1, std::min(records_per_warp(s_), kMaxTraceRecords / warps)));
-    const size_t trace_bytes = static_cast<size_t>(warps) * trace_capacity_ * sizeof(TraceRecord);
+        std::max<int64_t>(4, std::min(records_per_warp(s_, level_), kMaxTraceRecords / warps)));
+    const size_t trace_bytes = static_cast<size_t>(warps) * trace_capacity_ * sizeof(DeviceRecord);
     trace_ = gpu_.alloc(trace_bytes, false);
     drv.check(drv.cuMemsetD8(trace_, 0xff, trace_bytes), "cuMemsetD8(trace)");
     status_ = gpu_.alloc(sizeof(DeviceStatus), true);
@@ -79,7 +79,19 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
               "cuFuncSetAttribute(max dynamic shared memory)");
 }
 
-void KernelLaunch::run() {
+void KernelLaunch::run() { kernel_ms_ = launch(fn_); }
+
+CUfunction KernelLaunch::load_other(const std::vector<char>& cubin, const char* name) {
+    CUfunction f = gpu_.load_kernel(cubin, name);
+    gpu_.driver().check(gpu_.driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                         static_cast<int>(smem_bytes_)),
+                        "cuFuncSetAttribute(max dynamic shared memory)");
+    return f;
+}
+
+double KernelLaunch::run_other(CUfunction fn) { return launch(fn); }
+
+double KernelLaunch::launch(CUfunction fn) {
     const CudaDriver& drv = gpu_.driver();
     // Parameter order: see codegen.h.
     std::vector<void*> params;
@@ -110,8 +122,25 @@ void KernelLaunch::run() {
     cfg.hStream = nullptr;
     cfg.attrs = cluster > 1 ? &attr : nullptr;
     cfg.numAttrs = cluster > 1 ? 1 : 0;
-    drv.check(drv.cuLaunchKernelEx(&cfg, fn_, params.data(), nullptr), "cuLaunchKernelEx");
-    drv.check(drv.cuCtxSynchronize(), "cuCtxSynchronize");
+    // Events on the launch's stream: the kernel's time without context set-up or copies.
+    CUevent start = nullptr, stop = nullptr;
+    drv.check(drv.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    drv.check(drv.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+    float ms = 0;
+    try {
+        drv.check(drv.cuEventRecord(start, nullptr), "cuEventRecord");
+        drv.check(drv.cuLaunchKernelEx(&cfg, fn, params.data(), nullptr), "cuLaunchKernelEx");
+        drv.check(drv.cuEventRecord(stop, nullptr), "cuEventRecord");
+        drv.check(drv.cuCtxSynchronize(), "cuCtxSynchronize");
+        drv.check(drv.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+    } catch (...) {
+        drv.cuEventDestroy(start);
+        drv.cuEventDestroy(stop);
+        throw;
+    }
+    drv.cuEventDestroy(start);
+    drv.cuEventDestroy(stop);
+    return ms;
 }
 
 DeviceStatus KernelLaunch::status() {
@@ -124,14 +153,9 @@ DeviceStatus KernelLaunch::status() {
 
 std::vector<TraceRecord> KernelLaunch::trace_records() {
     const size_t n = static_cast<size_t>(s_.launch.num_ctas()) * s_.launch.num_warps() * trace_capacity_;
-    std::vector<TraceRecord> records(n);
-    gpu_.download(records.data(), trace_, n * sizeof(TraceRecord));
-    records.erase(std::remove_if(records.begin(), records.end(),
-                                 [](const TraceRecord& r) {
-                                     return r.kind != kRecordOp && r.kind != kRecordWait && r.kind != kRecordEntry;
-                                 }),
-                  records.end());
-    return records;
+    std::vector<DeviceRecord> regions(n);
+    gpu_.download(regions.data(), trace_, n * sizeof(DeviceRecord));
+    return widen_records(s_, regions, trace_capacity_, gpu_.info().sm_clock_mhz);
 }
 
 std::vector<MemoryImage> KernelLaunch::global_memory() {

@@ -7,6 +7,7 @@
 
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
+#include "device/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 
@@ -14,7 +15,8 @@ namespace tmasim::device {
 
 class KernelLaunch {
 public:
-    KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds);
+    KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds,
+                 TraceLevel level = TraceLevel::all);
 
     // Loads the cubin, uploads initial tensors, encodes the tensor maps and sizes shared
     // memory. Throws std::runtime_error (a map that does not encode, too much shared
@@ -22,17 +24,27 @@ public:
     void prepare(const std::vector<char>& cubin);
     // Launches and waits. Throws CudaError when the kernel faults.
     void run();
+    // The last launch's time between two CUDA events around it (ms).
+    double kernel_ms() const { return kernel_ms_; }
+    // Another kernel with the same parameter list (a reference kernel for the benchmark),
+    // launched like the scenario's on the same buffers and tensor maps; returns its time (ms).
+    CUfunction load_other(const std::vector<char>& cubin, const char* name);
+    double run_other(CUfunction fn);
 
     DeviceStatus status();
-    std::vector<TraceRecord> trace_records();       // the records that fit in the buffer
+    std::vector<TraceRecord> trace_records();       // the records that fit in the buffer, widened
     std::vector<MemoryImage> global_memory();       // every global tensor, declaration order
     std::vector<MemoryImage> shared_memory();       // per CTA, every shared buffer (element)
     std::vector<MemoryImage> snapshots();           // every shared.snapshot taken, (cta, op, iters)
 
 private:
+    double launch(CUfunction fn);
+
     GpuSession& gpu_;
     const Scenario& s_;
     double watchdog_seconds_;
+    TraceLevel level_;
+    double kernel_ms_ = 0;
     CUfunction fn_ = nullptr;
     std::vector<CUtensorMap> maps_;
     std::vector<CUdeviceptr> global_maps_;  // maps declared location: global, in map order

@@ -7,8 +7,8 @@
 
 namespace tmasim::device {
 
-KernelWriter::KernelWriter(const Scenario& s)
-    : s_(s), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
+KernelWriter::KernelWriter(const Scenario& s, TraceLevel level)
+    : s_(s), level_(level), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
 
 void KernelWriter::line(const std::string& text) {
     out_.append(static_cast<size_t>(indent_) * 4, ' ');
@@ -53,7 +53,7 @@ void KernelWriter::emit_params() {
             line(fmt::format("    TensorMapParam* const gmap{},", i));
     for (size_t i = 0; i < s_.globals.size(); ++i)
         line(fmt::format("    unsigned char* const global{},", i));
-    line("    TraceRecord* const trace_buf, const unsigned trace_capacity,");
+    line("    DeviceRecord* const trace_buf, const unsigned trace_capacity,");
     line("    DeviceStatus* const status, unsigned char* const shared_dump,");
     line("    unsigned char* const snapshot_area, const unsigned long long watchdog_ns)");
     line("{");
@@ -81,14 +81,13 @@ void KernelWriter::emit_prologue() {
     line("// One election per warp while the warp is converged; `elected` ops reuse it.");
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
+    line(fmt::format("// Trace level `{}`.", to_string(level_)));
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
-                     "trace_capacity, status, (int)blockIdx.x, warp, 0u}};",
+                     "trace_capacity, status, 0u, 0u}};",
                      s_.launch.num_warps()));
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
-    line("if (lane == 0)");
-    line(fmt::format("    tracer.record(-1, {}, 1, 0, 0, it, entry_clock, entry_clock, entry_ns, entry_ns);",
-                     static_cast<int>(kRecordEntry)));
-    line("tracer.advance();");
+    line(fmt::format("if (lane == 0) tracer.record_timer({}, entry_clock, entry_ns);", static_cast<int>(kRecordEntry)));
+    line("tracer.next += 2u;");
     line("// Every value a shared.load/global.load reads is folded into this register, which the");
     line("// epilogue stores under a condition the compiler cannot rule out: no load is dead.");
     line("unsigned load_sink = 0u;");
@@ -126,36 +125,43 @@ void KernelWriter::emit_loop(const Op& op) {
 
 void KernelWriter::emit_op(const Op& op) {
     const Threads t = threads_of(op);
-    line(fmt::format("// op {}: {} by {}", op.id, to_string(op.kind), op.by.kind == Selector::Kind::predicate
-                                                                          ? std::string("a predicate")
-                                                                          : op.by.text()));
+    op_traced_ = op_traced(op, level_);
+    line(fmt::format("// op {}: {} by {}{}", op.id, to_string(op.kind),
+                     op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
+                     op_traced_ ? "" : " (not traced)"));
     for (const std::string& s : t.setup) line(s);
     open(fmt::format("if ({})", t.exec));
-    // The globaltimer reads sit outside the clock window, so c1 - c0 is the op alone.
-    line("const unsigned long long n0 = read_globaltimer();");
+    if (!op_traced_) {
+        // What a hand-written kernel would execute: the op alone.
+        emit_op_body(op, t);
+        close();
+        if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
+        return;
+    }
+    // %clock64 only: a %globaltimer read costs more than most ops (entry and exit records
+    // carry it; the host derives each op's ns from them).
     line("const unsigned long long c0 = read_clock64();");
     emit_op_body(op, t);
     // A load's op ends when its data arrived: the clock read waits on the loaded value.
     const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
     line(is_load ? "const unsigned long long c1 = read_clock64_after(load_sink);"
                  : "const unsigned long long c1 = read_clock64();");
-    line("const unsigned long long n1 = read_globaltimer();");
     const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync ||
                          op.kind == OpKind::bulk_wait_group ||
                          op.kind == OpKind::bulk_wait_group_read ||
                          op.kind == OpKind::cp_async_wait_group ||
                          op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
-    line(record_call(op, t, is_wait, true, "c1", "n1"));
+    line(record_call(op, t, is_wait, true, "c1"));
     close();
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
 }
 
 std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
-                                      const std::string& c1, const std::string& n1) const {
-    return fmt::format("if ({}) tracer.record({}, {}, {}, {}, {}, it, c0, {}, n0, {});",
-                       t.recorder, op.id, static_cast<int>(is_wait ? kRecordWait : kRecordOp),
-                       ended ? 1 : 0, t.record_lane, loop_vars_.size(), c1, n1);
+                                      const std::string& c1) const {
+    if (!op_traced_) return "";
+    return fmt::format("if ({}) tracer.record({}, {}, {}, {}, c0, {});", t.recorder, op.id,
+                       static_cast<int>(is_wait ? kRecordWait : kRecordOp), ended ? 1 : 0, t.record_lane, c1);
 }
 
 void KernelWriter::emit_epilogue() {
@@ -163,15 +169,30 @@ void KernelWriter::emit_epilogue() {
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
+    line("// The warp's exit: with its entry, the clock-to-ns rate of its records.");
+    line("const unsigned long long exit_clock = read_clock64();");
+    line("const unsigned long long exit_ns = read_globaltimer();");
+    open("if (lane == 0)");
+    line(fmt::format("tracer.record_timer({}, exit_clock, exit_ns);", static_cast<int>(kRecordExit)));
+    line("tracer.flush_dropped();");
+    close();
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
     if (plan.bytes_per_cta == 0) return;
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
                      plan.bytes_per_cta));
-    for (const SharedDumpEntry& e : plan.entries)
-        line(fmt::format("for (int i = tid; i < {}; i += {}) dump[{} + i] = smem[{} + i];", e.size,
-                         s_.launch.block, e.dump_offset, e.smem_offset));
+    // 16 bytes at a time where both sides allow it: a byte loop over a 64 KiB stage area
+    // took longer than some of the kernels it follows.
+    for (const SharedDumpEntry& e : plan.entries) {
+        if (plan.bytes_per_cta % 16 == 0 && e.size % 16 == 0 && e.dump_offset % 16 == 0 && e.smem_offset % 16 == 0)
+            line(fmt::format("for (int i = tid; i < {}; i += {}) reinterpret_cast<uint4*>(dump + {})[i] = "
+                             "reinterpret_cast<const uint4*>(smem + {})[i];",
+                             e.size / 16, s_.launch.block, e.dump_offset, e.smem_offset));
+        else
+            line(fmt::format("for (int i = tid; i < {}; i += {}) dump[{} + i] = smem[{} + i];", e.size,
+                             s_.launch.block, e.dump_offset, e.smem_offset));
+    }
     close();
 }
 

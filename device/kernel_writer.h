@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device/snapshot_plan.h"
+#include "device/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
 
@@ -18,7 +19,7 @@ namespace tmasim::device {
 
 class KernelWriter {
 public:
-    explicit KernelWriter(const Scenario& s);
+    KernelWriter(const Scenario& s, TraceLevel level);
     std::string kernel();  // the __global__ function, prologue to shared dump
 
 private:
@@ -115,11 +116,14 @@ private:
     SharedAddr buffer_addr(const Ref& r, const Op& op) const;
     SharedAddr barrier_addr(const Ref& r, const Op& op) const;
     SharedAddr slot_addr(const Ref& r, const Op& op, const char* key) const;
+    // The record of the op being written ("" when it is not traced at this level).
     std::string record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
-                            const std::string& c1, const std::string& n1) const;
+                            const std::string& c1) const;
     [[noreturn]] void fail(const Op& op, const std::string& what) const;
 
     const Scenario& s_;
+    TraceLevel level_;
+    bool op_traced_ = false;  // the op being written is timed and recorded
     SharedLayout layout_;
     SnapshotPlan snapshots_;
     std::string out_;

@@ -67,8 +67,7 @@ void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
     case OpKind::cluster_wait:
         open("if (!cluster_arrived)");
         line("// Nothing can complete this phase: report, leave an issue without complete, exit.");
-        line("const unsigned long long n_end = read_globaltimer();");
-        line(record_call(op, t, false, false, "c0", "n_end"));
+        line(record_call(op, t, false, false, "c0"));
         line(fmt::format("report_cluster_wait_unarrived(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], "
                          "it[2], it[3]);",
                          op.id, loop_vars_.size()));

@@ -33,8 +33,9 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
             fail(op, "sync (barrier.sync 0) must be executed by all threads; a subset would "
                      "wait forever");
         // Every arriving thread counts itself, so the count is never 0; the branch on it
-        // makes the clock read after the op wait for the barrier (see the wrapper).
-        line("if (barrier_red_popc_aligned_0(1u) == 0u) __trap();");
+        // makes the clock read after the op wait for the barrier (see the wrapper). Untimed,
+        // it is the plain bar.sync a hand-written __syncthreads() is.
+        line(op_traced_ ? "if (barrier_red_popc_aligned_0(1u) == 0u) __trap();" : "barrier_sync_aligned_0();");
         return;
     case OpKind::mbarrier_arrive:
         if (!op.cta.empty()) return emit_remote_mbarrier(op);
@@ -156,12 +157,12 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
 void KernelWriter::emit_wait(const Op& op, const Threads& t) {
     const SharedAddr bar = barrier_addr(op.barrier, op);
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
-    open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, n0, watchdog_ns))", bar.addr));
+    line("unsigned long long waited_ns = 0ull;");
+    open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, watchdog_ns, waited_ns))", bar.addr));
     line("// Watchdog expired: leave a wait_begin without wait_end, report, and exit.");
-    line("const unsigned long long n_end = read_globaltimer();");
-    line(record_call(op, t, true, false, "c0", "n_end"));
+    line(record_call(op, t, true, false, "c0"));
     line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
-                     "it[3], {}, (int){}, parity, n_end - n0);",
+                     "it[3], {}, (int){}, parity, waited_ns);",
                      op.id, loop_vars_.size(), bar.decl, bar.elem_index));
     line("return;");
     close();

@@ -100,6 +100,20 @@ void require_wgmma_support(const Scenario& s, const GpuInfo& gpu) {
                                                 gpu.name, gpu.sm()));
 }
 
+void add_kernel_times(Provenance& p, double kernel_ms, const std::vector<CtaSpan>& spans) {
+    p.extra["kernel_time_ns"] = std::to_string(std::llround(kernel_ms * 1e6));
+    int64_t first = -1, last = -1;
+    std::string per_cta;
+    for (const CtaSpan& c : spans) {
+        if (!per_cta.empty()) per_cta += ' ';
+        per_cta += fmt::format("{}-{}", c.entry_ns, c.exit_ns);
+        if (c.entry_ns >= 0) first = first < 0 ? c.entry_ns : std::min(first, c.entry_ns);
+        last = std::max(last, c.exit_ns);
+    }
+    if (first >= 0 && last >= first) p.extra["kernel_span_ns"] = std::to_string(last - first);
+    p.extra["cta_span_ns"] = per_cta;
+}
+
 }  // namespace
 
 RunResult run_device(const Scenario& s, const DeviceOptions& options) {
@@ -109,7 +123,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     require_wgmma_support(s, gpu.info());
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
-    const std::string source = generate_kernel_source(s);
+    const std::string source = generate_kernel_source(s, options.trace);
     const CompileResult compiled = compile_cuda(source, target, options.cache_dir);
     if (!compiled.ok)
         throw std::runtime_error("device: the generated kernel did not compile:\n" + compiled.log);
@@ -122,9 +136,10 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     p.driver = gpu.info().driver;
     p.cuda = gpu.info().cuda;
     p.extra = {{"sm", target}, {"nvrtc", nvrtc_version()},
-               {"watchdog_s", seconds_text(options.watchdog_seconds)}};
+               {"watchdog_s", seconds_text(options.watchdog_seconds)},
+               {"trace_level", to_string(options.trace)}};
 
-    KernelLaunch launch(gpu, s, options.watchdog_seconds);
+    KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace);
     launch.prepare(compiled.cubin);
     try {
         launch.run();
@@ -136,7 +151,9 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     }
 
     const DeviceStatus st = launch.status();
-    result.events = decode_trace(launch.trace_records());
+    const std::vector<TraceRecord> records = launch.trace_records();
+    result.events = decode_trace(records);
+    add_kernel_times(p, launch.kernel_ms(), cta_spans(records, s.launch.num_ctas()));
     if (st.trace_dropped > 0) p.extra["trace_dropped"] = std::to_string(st.trace_dropped);
     if (st.hang_flag) {
         result.outcome = Outcome::hang;

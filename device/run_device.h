@@ -4,6 +4,7 @@
 // process so that a fault cannot take the batch down.
 #include <string>
 
+#include "device/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 
@@ -12,8 +13,14 @@ namespace tmasim {
 struct DeviceOptions {
     double watchdog_seconds = 1.0;  // an mbarrier wait longer than this is a hang
     std::string cache_dir;          // cubin cache; "" = $TMASIM_CACHE_DIR or ~/.cache/tmasim
+    TraceLevel trace = TraceLevel::all;  // which ops the kernel times (trace_level.h)
 };
 
+// The provenance's `extra` says how the run was timed: `trace_level`, `kernel_time_ns` (CUDA
+// events around the launch), `kernel_span_ns` (the first warp's entry to the last warp's
+// exit, %globaltimer) and `cta_span_ns` ("entry-exit" per CTA in CTA order, ns from the
+// kernel's first entry).
+//
 // Outcome ok, hang (a wait outlived the watchdog; diagnostic rule mbarrier.wait_timeout)
 // or fault (a CUDA error during the kernel; diagnostic rule device.cuda_error with CUDA's
 // error name and message). The device sees no memory-model hazards: never `hazard`.

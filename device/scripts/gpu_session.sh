@@ -3,7 +3,10 @@
 # binaries built on a development machine carried in .gpu/ (tmasim, test_device, and the
 # Debian shared libraries they need in .gpu/lib).
 #   usage: device/scripts/gpu_session.sh [SCENARIO_DIR_OR_FILE...]   (default: scenarios/catalog)
+#   (.gpu/COMMIT, written where the binaries were built, names the commit for the provenance)
 #
+# 0. the executor-overhead benchmark (`tmasim bench executor-overhead`), with its provenance,
+#    into recorded/<gpu>/bench/executor_overhead.txt
 # 1. the device tests, [gpu] ones included
 # 2. the model in batch mode over the scenarios: model traces
 # 3. the device in batch mode over the same scenarios, each diffed against its model trace:
@@ -11,7 +14,8 @@
 # 4. one `tmasim diff` per scenario (model vs device), the full report in diffs/
 # 5. a device run right after the batch (which has hangs and faults in it) still works
 # What comes back stays within the device tool's 8 files: $OUT/session.tar.gz (recorded/,
-# model/, diffs/, logs/) and $OUT/session.log (this output). The summary table is last.
+# model/, diffs/, logs/), $OUT/session.log (this output) and $OUT/executor_overhead.txt (the
+# benchmark, also in the archive). The summary table is last.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 out="${OUT:-/tmp/out}"
@@ -19,11 +23,25 @@ mkdir -p "$out"
 [ $# -gt 0 ] || set -- scenarios/catalog
 
 session() {
-  local gpu rec work
+  local gpu rec work bench_table
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
   rec="$out/recorded/$gpu"; work="$out/work"
   mkdir -p "$rec" "$work/model" "$work/diffs" "$work/logs"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$work/logs/nvidia-smi.txt"
+
+  echo "== executor-overhead benchmark"
+  mkdir -p "$rec/bench"
+  {
+    echo "# tmasim bench executor-overhead"
+    echo "# commit: $(cat .gpu/COMMIT 2>/dev/null || echo unknown), date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "# nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader)"
+    echo "# (name, driver, SM clock now, SM clock max, memory clock, power, temperature; clocks as found, never set)"
+    .gpu/tmasim bench executor-overhead 2>&1
+    echo "# exit status $?"
+  } >"$rec/bench/executor_overhead.txt"
+  cp "$rec/bench/executor_overhead.txt" "$out/executor_overhead.txt"  # back even if a later step runs out of time
+  bench_table=$(sed -n '/^case  /,$p' "$rec/bench/executor_overhead.txt")
+  echo "$bench_table"
 
   echo "== device tests ([gpu] included)"
   .gpu/test_device --use-colour no >"$work/logs/test_device.txt" 2>&1
@@ -72,6 +90,8 @@ session() {
   echo
   echo "== model batch: $model_line (rc=$model_rc)"
   echo "== after-batch device rerun rc=$after_rc"
+  echo "== benchmark ($gpu): recorded/$gpu/bench/executor_overhead.txt"
+  echo "$bench_table"
   echo "== summary ($gpu): device batch, each scenario diffed against the model (rc=$device_rc)"
   echo "$table"
   return "$device_rc"

@@ -143,12 +143,12 @@ TEST_CASE("cluster ops generate the PTX forms of PTX 9.7.9 and 9.7.13", "[device
     const std::string sync = op_block(body, 3);
     CHECK(has(sync, "barrier_cluster_arrive_aligned();\n        barrier_cluster_wait_aligned();\n"
                     "        cluster_arrived = false;"));
-    CHECK(has(sync, "if (lane == 0) tracer.record(3, 0, 1, 0, 0, it, c0, c1, n0, n1);"));
+    CHECK(has(sync, "if (lane == 0) tracer.record(3, 0, 1, 0, c0, c1);"));
     CHECK(has(op_block(body, 20), "barrier_cluster_arrive_relaxed_aligned();\n        cluster_arrived = true;"));
     const std::string wait = op_block(body, 21);
     CHECK(has(wait, "if (!cluster_arrived) {"));
     CHECK(has(wait, "report_cluster_wait_unarrived(status, 21, (int)blockIdx.x, warp, lane, 0, it[0], it[1], it[2], it[3]);"));
-    CHECK(has(wait, "if (lane == 0) tracer.record(21, 0, 0, 0, 0, it, c0, c0, n0, n_end);"));
+    CHECK(has(wait, "if (lane == 0) tracer.record(21, 0, 0, 0, c0, c0);"));
     CHECK(has(wait, "barrier_cluster_wait_aligned();\n        cluster_arrived = false;"));
 
     // The closing cluster barrier comes before the CTA barrier and the shared-memory dump,
@@ -199,6 +199,6 @@ TEST_CASE("trace slots count loops whose length depends on rank", "[device][code
 expect:)yaml";
     text.replace(text.find("program:"), text.find("expect:") + 7 - text.find("program:"), program);
     const Scenario s = load(text, "rank_loop.yaml");
-    // Rank 1 runs 3 fences and the sync, plus the entry record.
-    CHECK(records_per_warp(s) == 1 + 3 + 1);
+    // Rank 1 runs 3 fences and the sync, plus the entry and exit records (two slots each).
+    CHECK(records_per_warp(s) == 4 + 3 + 1);
 }

@@ -2,6 +2,8 @@
 // present, one real run ([gpu]).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "device/cuda_driver.h"
 #include "device/gpu_session.h"
 #include "device/run_device.h"
@@ -167,4 +169,46 @@ TEST_CASE("run_device refuses an sm_100 scenario on this machine's GPU before co
         return;
     }
     FAIL("run_device ran an sm_100 scenario: only a Blackwell may, and none exists here");
+}
+
+TEST_CASE("the trace levels on the GPU: same bytes; none has no events, waits only the waits", "[device][gpu]") {
+    const Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/tma_round_trip.yaml");
+    std::map<TraceLevel, RunResult> runs;
+    try {
+        for (TraceLevel level : {TraceLevel::all, TraceLevel::waits, TraceLevel::none}) {
+            DeviceOptions o;
+            o.trace = level;
+            runs[level] = run_device(s, o);
+        }
+    } catch (const DeviceUnavailable& e) {
+        WARN("SKIPPED [gpu] test: " << e.what());
+        return;
+    }
+    for (auto& [level, r] : runs) {
+        INFO("trace level " << to_string(level));
+        REQUIRE(r.outcome == Outcome::ok);
+        CHECK(r.provenance.extra.at("trace_level") == to_string(level));
+        CHECK(std::stoll(r.provenance.extra.at("kernel_time_ns")) > 0);
+        CHECK(std::stoll(r.provenance.extra.at("kernel_span_ns")) > 0);
+        REQUIRE(r.memory.size() == runs[TraceLevel::all].memory.size());
+        for (size_t i = 0; i < r.memory.size(); ++i) CHECK(r.memory[i].bytes == runs[TraceLevel::all].memory[i].bytes);
+    }
+    CHECK(runs[TraceLevel::none].events.empty());
+    // The first sync (4 warps), then per tile the wait and the sync of 4 warps and the elected wait_group.read.
+    size_t waits = 0;
+    for (const TraceEvent& e : runs[TraceLevel::waits].events) {
+        const Op* op = s.find_op(e.op);
+        REQUIRE(op != nullptr);
+        CHECK((op->kind == OpKind::mbarrier_wait || op->kind == OpKind::sync ||
+               op->kind == OpKind::bulk_wait_group_read));
+        waits += e.kind == EventKind::wait_end;
+    }
+    CHECK(waits == 1 * 4 + 8 * (4 + 4 + 1));
+    // Clocks from the CTA's first entry, ns (interpolated) from the kernel's.
+    const RunResult& all = runs[TraceLevel::all];
+    CHECK(all.events.size() == 2 * (1 + 4 + 8 * (4 * 4 + 5)));  // init and sync, then 8 tiles
+    for (const TraceEvent& e : all.events) {
+        CHECK(e.t >= 0);
+        CHECK(e.t_ns >= 0);
+    }
 }

@@ -1,0 +1,178 @@
+#include "device/bench_executor.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "device/codegen.h"
+#include "device/cuda_driver.h"
+#include "device/gpu_session.h"
+#include "device/kernel_abi.h"
+#include "device/kernel_launch.h"
+#include "device/nvrtc_compiler.h"
+#include "device/reference_sources.h"
+#include "scenarios/loader.h"
+
+namespace tmasim::device {
+
+namespace {
+
+// One case: its scenario, how its global tensors scale, and the bytes it moves per tile.
+struct BenchCase {
+    const char* name;
+    const char* scenario;     // under BenchOptions::scenario_dir
+    int64_t elements_per_unit;  // each global's outermost extent per CTA (or cluster)
+    bool cluster;             // clusters of two; a unit is a cluster
+    bool steady_less_four;    // the loop over t counts tiles - 4 (a prologue and a drain of 4)
+    int bytes_per_tile;       // bytes into shared memory per CTA and tile (plus stores)
+};
+
+const BenchCase kCases[] = {
+    {"tma_stream", "tma_stream.yaml", 32768, false, true, 16384},
+    {"bulk_stream", "bulk_stream.yaml", 2097152, false, true, 16384},
+    {"ldgsts_stream", "ldgsts_stream.yaml", 2097152, false, true, 16384},
+    {"tma_round_trip", "tma_round_trip.yaml", 32768, false, false, 2 * 16384},
+    {"multicast_cluster", "multicast_cluster.yaml", 32768, true, true, 16384},
+};
+
+const BenchCase& find_case(const std::string& name) {
+    for (const BenchCase& c : kCases)
+        if (name == c.name) return c;
+    throw std::invalid_argument("bench: no case named " + name);
+}
+
+const std::string& reference_file(const std::string& file) {
+    for (const ReferenceSource& r : reference_sources())
+        if (r.file == file) return r.text;
+    throw std::invalid_argument("bench: no reference source " + file);
+}
+
+// The catalog scenario at `ctas` CTAs and `tiles` tiles per CTA.
+Scenario scaled(const BenchCase& c, const std::string& dir, int ctas, int tiles) {
+    Scenario s = load_scenario_file(dir + "/" + c.scenario);
+    const int units = c.cluster ? (ctas + 1) / 2 : ctas;
+    s.launch.grid = {c.cluster ? 2 * units : units};
+    for (GlobalTensor& g : s.globals) g.shape.at(0) = units * c.elements_per_unit;
+    bool found = false;
+    for (Op& op : s.program)
+        if (op.kind == OpKind::loop && op.var == "t") {
+            op.loop_count = Expr::constant(c.steady_less_four ? tiles - 4 : tiles);
+            found = true;
+        }
+    if (!found) throw std::runtime_error(fmt::format("bench: {} has no loop over t", c.scenario));
+    return s;
+}
+
+std::vector<char> compile_or_throw(const std::string& source, const std::string& target, const std::string& cache,
+                                   const std::string& what) {
+    const CompileResult r = compile_cuda(source, target, cache);
+    if (!r.ok) throw std::runtime_error("bench: " + what + " did not compile:\n" + r.log);
+    return r.cubin;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Row {
+    std::string name;
+    int ctas = 0;
+    double ref_ms = 0, none_ms = 0, all_ms = 0;
+    double untraced_over_ref_bw() const { return ref_ms / none_ms; }
+    double traced_over_untraced_time() const { return all_ms / none_ms; }
+};
+
+Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas, const std::string& target,
+            std::ostream& out) {
+    const Scenario s = scaled(c, o.scenario_dir, ctas, o.tiles);
+    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all), target, o.cache_dir,
+                                                      "the traced kernel");
+    const std::vector<char> untraced = compile_or_throw(generate_kernel_source(s, TraceLevel::none), target,
+                                                        o.cache_dir, "the untraced kernel");
+    const std::vector<char> reference = compile_or_throw(reference_kernel_source(c.name, o.tiles), target,
+                                                         o.cache_dir, "the reference kernel");
+    KernelLaunch launch(gpu, s, 10.0, TraceLevel::all);  // the traced kernel's trace buffer serves all three
+    launch.prepare(traced);
+    const CUfunction none_fn = launch.load_other(untraced, kKernelName);
+    const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
+    for (int i = 0; i < o.warmup; ++i) {
+        launch.run();
+        launch.run_other(none_fn);
+        launch.run_other(ref_fn);
+    }
+    std::vector<double> all, none, ref;
+    for (int i = 0; i < o.reps; ++i) {  // interleaved, so drift hits the three alike
+        none.push_back(launch.run_other(none_fn));
+        launch.run();
+        all.push_back(launch.kernel_ms());
+        ref.push_back(launch.run_other(ref_fn));
+    }
+    if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
+    Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
+    const double bytes = double(c.bytes_per_tile) * o.tiles * r.ctas;
+    const auto gbs = [&](double ms) { return bytes / (ms * 1e-3) / 1e9; };
+    out << fmt::format("case {}, {} CTAs{}, {} tiles per CTA, {:.1f} MB through shared memory\n", c.name, r.ctas,
+                       c.cluster ? fmt::format(" ({} clusters of 2)", r.ctas / 2) : "", o.tiles, bytes / 1e6);
+    out << fmt::format("  reference: {:9.4f} ms {:9.1f} GB/s\n", r.ref_ms, gbs(r.ref_ms));
+    out << fmt::format("  untraced:  {:9.4f} ms {:9.1f} GB/s\n", r.none_ms, gbs(r.none_ms));
+    out << fmt::format("  traced:    {:9.4f} ms {:9.1f} GB/s\n", r.all_ms, gbs(r.all_ms));
+    out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
+    out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
+    out.flush();
+    return r;
+}
+
+}  // namespace
+
+std::vector<std::string> bench_case_names() {
+    std::vector<std::string> names;
+    for (const BenchCase& c : kCases) names.push_back(c.name);
+    return names;
+}
+
+std::string reference_kernel_source(const std::string& name, int tiles) {
+    const BenchCase& c = find_case(name);
+    return fmt::format("#define TMASIM_TILES {}\n", tiles) + reference_file("common.cuh") +
+           reference_file(std::string(c.name) + ".cu");
+}
+
+int run_executor_overhead(const BenchOptions& o, std::ostream& out) {
+    if (o.tiles < 8 || o.tiles > 512 || o.tiles % 8 != 0)
+        throw std::invalid_argument("bench: --tiles must be a multiple of 8 from 8 to 512 (each CTA's region holds 512)");
+    if (o.reps < 1 || o.warmup < 0) throw std::invalid_argument("bench: --reps must be >= 1 and --warmup >= 0");
+    const std::vector<std::string> names = o.cases.empty() ? bench_case_names() : o.cases;
+    GpuSession gpu(CudaDriver::get());
+    require_architecture("sm_90", gpu.info());
+    const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
+    out << fmt::format("GPU: {} ({}), driver {}, CUDA {}, SM clock {} MHz (device attribute); kernels by NVRTC {} for {}\n",
+                       gpu.info().name, gpu.info().sm(), gpu.info().driver, gpu.info().cuda, gpu.info().sm_clock_mhz,
+                       nvrtc_version(), target);
+    out << fmt::format("{} warm-up and {} timed launches per variant (interleaved), median; time = CUDA events "
+                       "around one launch\n\n", o.warmup, o.reps);
+    std::vector<Row> rows;
+    for (const std::string& name : names) {
+        const BenchCase& c = find_case(name);
+        for (int ctas : o.ctas) {
+            if (c.cluster && ctas == 1 && std::count(o.ctas.begin(), o.ctas.end(), 2)) continue;
+            rows.push_back(measure(gpu, c, o, ctas, target, out));
+        }
+    }
+    int misses = 0;
+    out << fmt::format("\n{:<18} {:>5} {:>11} {:>11} {:>11} {:>13} {:>13}  {}\n", "case", "CTAs", "ref ms",
+                       "untraced ms", "traced ms", "untr/ref bw", "tr/untr time", "targets (1 and 132 CTAs)");
+    for (const Row& r : rows) {
+        const bool judged = r.ctas <= 2 || r.ctas == 132;
+        const bool ok = r.untraced_over_ref_bw() >= 0.95 && r.traced_over_untraced_time() <= 1.10;
+        if (judged && !ok) ++misses;
+        out << fmt::format("{:<18} {:>5} {:>11.4f} {:>11.4f} {:>11.4f} {:>13.3f} {:>13.3f}  {}\n", r.name, r.ctas,
+                           r.ref_ms, r.none_ms, r.all_ms, r.untraced_over_ref_bw(), r.traced_over_untraced_time(),
+                           judged ? (ok ? "met" : "MISSED") : "-");
+    }
+    out << fmt::format("{} of the judged rows miss a target\n", misses);
+    return misses;
+}
+
+}  // namespace tmasim::device

@@ -1,0 +1,81 @@
+// Trace levels in the generated kernel (all, waits, none), and the benchmark's kernels:
+// every bench scenario at every level and every hand-written reference compile for sm_90a.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "device/bench_executor.h"
+#include "device/codegen.h"
+#include "device/kernel_abi.h"
+#include "device_test_support.h"
+#include "scenarios/loader.h"
+
+using namespace tmasim;
+using namespace tmasim::device;
+
+namespace {
+
+// The kernel itself, without the wrappers in front of it.
+std::string kernel_of(const std::string& source) { return source.substr(source.find("extern \"C\" __global__")); }
+
+Scenario bench(const std::string& name) {
+    return load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/" + name + ".yaml");
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("trace level none leaves no per-op clock read or record; entry and exit keep theirs", "[device][codegen]") {
+    const Scenario s = bench("tma_stream");
+    const std::string none = kernel_of(generate_kernel_source(s, TraceLevel::none));
+    CHECK(none.find("// Trace level `none`.") != std::string::npos);
+    CHECK(count(none, "= read_clock64();") == 2);  // entry_clock and exit_clock
+    CHECK(count(none, "read_globaltimer();") == 2);
+    CHECK(none.find("tracer.record(") == std::string::npos);
+    CHECK(count(none, "tracer.record_timer(") == 2);
+    CHECK(none.find("tracer.advance()") == std::string::npos);
+    // The ops themselves are all there.
+    CHECK(count(none, "mbarrier_arrive_expect_tx_shared_cta_b64(") == 2);
+    CHECK(count(none, "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(") == 2);
+    CHECK(count(none, "mbarrier_wait_parity_watchdog(") == 2);
+
+    const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
+    CHECK(count(all, "const unsigned long long c0 = read_clock64();") == count(all, "// op ") - 4);  // 4 loops
+    CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
+}
+
+TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]") {
+    const Scenario s = bench("tma_stream");
+    const std::string src = generate_kernel_source(s, TraceLevel::waits);
+    for (const Op* op : s.all_ops()) {
+        if (op->kind == OpKind::loop) continue;
+        const bool timed = op->kind == OpKind::mbarrier_wait || op->kind == OpKind::sync;
+        INFO("op " << op->id << " " << to_string(op->kind));
+        CHECK((src.find(fmt::format("tracer.record({}, ", op->id)) != std::string::npos) == timed);
+    }
+}
+
+TEST_CASE("a wait reads the watchdog's timer only after a first probe failed", "[device][codegen]") {
+    const std::string src = generate_kernel_source(bench("tma_stream"), TraceLevel::none);
+    const size_t fn = src.find("bool mbarrier_wait_parity_watchdog(");
+    REQUIRE(fn != std::string::npos);
+    const size_t probe = src.find("if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;", fn);
+    const size_t timer = src.find("read_globaltimer()", fn);
+    CHECK(probe < timer);
+}
+
+TEST_CASE("every bench scenario compiles at every trace level, and every reference kernel", "[device][codegen][nvrtc]") {
+    for (const std::string& name : bench_case_names()) {
+        INFO(name);
+        const Scenario s = bench(name);
+        for (TraceLevel level : {TraceLevel::all, TraceLevel::waits, TraceLevel::none})
+            test::require_compiles(generate_kernel_source(s, level), "sm_90a");
+        test::require_compiles(reference_kernel_source(name, 512), "sm_90a");
+    }
+    CHECK_THROWS_AS(reference_kernel_source("no_such_case", 8), std::invalid_argument);
+}
