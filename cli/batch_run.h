@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "device/run_device.h"
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 
 namespace tmasim::cli {
 

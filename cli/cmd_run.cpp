@@ -10,7 +10,7 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/summary.h"
 #include "traces/trace_writer.h"

@@ -53,7 +53,9 @@ private:
     void emit_epilogue();
 
     // The body of one op, between the timer reads (kernel_writer_ops.cpp).
-    void emit_op_body(const Op& op, const Threads& t);
+    void emit_op_body(const Op& op, const Threads& t);  // the one switch over the op families
+    void emit_local_barrier(const Op& op);
+    void emit_async_copy(const Op& op);
     void emit_wait(const Op& op, const Threads& t);
     void emit_compute(const Op& op, const Threads& t);
     void emit_tma(const Op& op);  // tma.load, tma.store, tma.prefetch
@@ -63,7 +65,9 @@ private:
     // kernel_writer_thread_ops.cpp
     void emit_shared_load(const Op& op);
     void emit_shared_store(const Op& op);
-    void emit_global_load(const Op& op);
+    void emit_per_thread(const Op& op);
+    void emit_global_access(const Op& op);
+    void emit_cp_async_family(const Op& op);
     void emit_cp_async(const Op& op);
     void emit_cp_async_wait_group(const Op& op);
     void emit_cp_async_mbarrier_arrive(const Op& op);
@@ -83,8 +87,8 @@ private:
     // ", (int)c_fastest, ..., (int)c_outermost": IR coordinates reversed for PTX.
     std::string fastest_first_coords(const Op& op, size_t rank) const;
     std::string global_element_ptr(const Op& op, const Expr& index, const char* key) const;
-    // The bits shared.store and st.async write for `value` into an element of `buf`.
-    std::string store_bits(const Op& op, const SharedBuffer& buf) const;
+    // The bits shared.store and st.async write for `value` into an element of `type`.
+    std::string store_bits(const Op& op, DType type) const;
     // kernel_writer_cluster_ops.cpp
     bool cluster_launch() const;        // more than one CTA per cluster
     bool uses_cluster_barrier() const;  // the kernel tracks `cluster_arrived`

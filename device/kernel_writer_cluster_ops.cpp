@@ -32,22 +32,17 @@ std::string KernelWriter::peer_addr(const std::string& local, const Op& op, cons
 // arrive has release.cluster semantics and returns no state (PTX 9.7.13.15.11-13).
 void KernelWriter::emit_remote_mbarrier(const Op& op) {
     line(fmt::format("const unsigned peer_bar = {};", peer_addr(barrier_addr(op.barrier, op).addr, op, op.cta, "cta")));
-    switch (op.kind) {
-    case OpKind::mbarrier_arrive:
+    if (op.kind == OpKind::mbarrier_arrive)
         line(fmt::format("mbarrier_arrive_release_cluster_shared_cluster_b64(peer_bar, (unsigned){});",
                          op.count.empty() ? std::string("1") : int_expr(op.count, op, "count")));
-        return;
-    case OpKind::mbarrier_expect_tx:
+    else if (op.kind == OpKind::mbarrier_expect_tx)
         line(fmt::format("mbarrier_expect_tx_relaxed_cluster_shared_cluster_b64(peer_bar, (unsigned){});",
                          int_expr(op.bytes, op, "bytes")));
-        return;
-    case OpKind::mbarrier_arrive_expect_tx:
+    else if (op.kind == OpKind::mbarrier_arrive_expect_tx)
         line(fmt::format("mbarrier_arrive_expect_tx_release_cluster_shared_cluster_b64(peer_bar, (unsigned){});",
                          int_expr(op.bytes, op, "bytes")));
-        return;
-    default:
+    else
         fail(op, "only mbarrier.arrive, expect_tx and arrive_expect_tx take a remote barrier (cta)");
-    }
 }
 
 // The cluster barrier. `cluster_arrived` tracks, per thread, an arrive not yet waited on.
@@ -59,12 +54,12 @@ void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
     if (op.by.kind != Selector::Kind::all)
         fail(op, "the cluster barrier is .aligned: every thread of every CTA executes it (by: all)");
     const char* arrive = op.relaxed ? "barrier_cluster_arrive_relaxed_aligned();" : "barrier_cluster_arrive_aligned();";
-    switch (op.kind) {
-    case OpKind::cluster_arrive:
+    if (op.kind == OpKind::cluster_arrive) {
         line(arrive);
         line("cluster_arrived = true;");
         return;
-    case OpKind::cluster_wait:
+    }
+    if (op.kind == OpKind::cluster_wait) {
         open("if (!cluster_arrived)");
         line("// Nothing can complete this phase: report, leave an issue without complete, exit.");
         line(record_call(op, t, false, false, "c0"));
@@ -76,14 +71,10 @@ void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
         line("barrier_cluster_wait_aligned();");
         line("cluster_arrived = false;");
         return;
-    case OpKind::cluster_sync:
-        line(arrive);
-        line("barrier_cluster_wait_aligned();");
-        line("cluster_arrived = false;");
-        return;
-    default:
-        fail(op, "not a cluster barrier op");
     }
+    line(arrive);  // cluster.sync
+    line("barrier_cluster_wait_aligned();");
+    line("cluster_arrived = false;");
 }
 
 // st.async: `width` bytes of 32-bit elements (every element gets `value`, as shared.store
@@ -102,7 +93,7 @@ void KernelWriter::emit_st_async(const Op& op) {
     line(fmt::format("const unsigned dst = {};", peer_addr(local, op, op.cta, "cta")));
     line(fmt::format("const unsigned peer_bar = {};",
                      peer_addr(barrier_addr(op.barrier, op).addr, op, bar_rank, "barrier_cta")));
-    line(fmt::format("const unsigned word = {};", store_bits(op, *buf)));
+    line(fmt::format("const unsigned word = {};", store_bits(op, buf->type)));
     if (width == 4)
         line("st_async_shared_cluster_mbarrier_complete_tx_bytes_b32(dst, word, peer_bar);");
     else if (width == 8)

@@ -1,4 +1,4 @@
-// One emitter per op kind: the lines between an op's two timer reads (kernel_writer.cpp
+// One emitter per op family: the lines between an op's two timer reads (kernel_writer.cpp
 // writes the predicate, the timers and the trace record around them).
 #include <fmt/format.h>
 
@@ -16,19 +16,15 @@ const char* const kRankWords[] = {"", "1d", "2d", "3d", "4d", "5d"};
 
 }  // namespace
 
+// The device's one dispatch on the op table: a family without a case here is a compiler
+// error (-Werror=switch). Each family's emitter tells its own ops apart.
 void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
-    switch (op.kind) {
-    case OpKind::mbarrier_init:
-        line(fmt::format("mbarrier_init_shared_cta_b64({}, (unsigned){});",
-                         barrier_addr(op.barrier, op).addr, int_expr(op.count, op, "count")));
-        return;
-    case OpKind::mbarrier_inval:
-        line(fmt::format("mbarrier_inval_shared_cta_b64({});", barrier_addr(op.barrier, op).addr));
-        return;
-    case OpKind::fence_mbarrier_init:
-        line("fence_mbarrier_init_release_cluster();");
-        return;
-    case OpKind::sync:
+    switch (op_family(op.kind)) {
+    case OpFamily::barrier:
+        if (!op.cta.empty()) return emit_remote_mbarrier(op);
+        return emit_local_barrier(op);
+    case OpFamily::barrier_wait: return emit_wait(op, t);
+    case OpFamily::cta_sync:
         if (op.by.kind != Selector::Kind::all)
             fail(op, "sync (barrier.sync 0) must be executed by all threads; a subset would "
                      "wait forever");
@@ -37,121 +33,59 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         // it is the plain bar.sync a hand-written __syncthreads() is.
         line(op_traced_ ? "if (barrier_red_popc_aligned_0(1u) == 0u) __trap();" : "barrier_sync_aligned_0();");
         return;
-    case OpKind::mbarrier_arrive:
-        if (!op.cta.empty()) return emit_remote_mbarrier(op);
-        // Default count 1 uses the sm_80 form; an explicit count needs the sm_90 one.
-        if (op.count.empty() || is_constant_one(op.count))
-            line(fmt::format("mbarrier_arrive_shared_cta_b64({});", barrier_addr(op.barrier, op).addr));
-        else
-            line(fmt::format("mbarrier_arrive_shared_cta_b64({}, (unsigned){});",
-                             barrier_addr(op.barrier, op).addr, int_expr(op.count, op, "count")));
+    case OpFamily::fence:
+        if (op.kind == OpKind::fence_proxy_async) return emit_fence_proxy_async(op);
+        line("fence_mbarrier_init_release_cluster();");
         return;
-    case OpKind::mbarrier_arrive_expect_tx:
-        if (!op.cta.empty()) return emit_remote_mbarrier(op);
-        line(fmt::format("mbarrier_arrive_expect_tx_shared_cta_b64({}, (unsigned){});",
-                         barrier_addr(op.barrier, op).addr, int_expr(op.bytes, op, "bytes")));
-        return;
-    case OpKind::mbarrier_expect_tx:
-        if (!op.cta.empty()) return emit_remote_mbarrier(op);
-        line(fmt::format("mbarrier_expect_tx_relaxed_cta_shared_cta_b64({}, (unsigned){});",
-                         barrier_addr(op.barrier, op).addr, int_expr(op.bytes, op, "bytes")));
-        return;
-    case OpKind::mbarrier_wait:
-        emit_wait(op, t);
-        return;
-    case OpKind::tma_load:
-    case OpKind::tma_store:
-    case OpKind::tma_prefetch:
-        emit_tma(op);
-        return;
-    case OpKind::bulk_load:
-        emit_bulk(op, true);
-        return;
-    case OpKind::bulk_store:
-        emit_bulk(op, false);
-        return;
-    case OpKind::bulk_commit_group:
+    case OpFamily::async_copy: return emit_async_copy(op);
+    case OpFamily::bulk_group:
+        if (op_has(op.kind, kWait)) return emit_wait_group(op, op.kind == OpKind::bulk_wait_group_read);
         line("cp_async_bulk_commit_group();");
         return;
-    case OpKind::bulk_wait_group:
-        emit_wait_group(op, false);
-        return;
-    case OpKind::bulk_wait_group_read:
-        emit_wait_group(op, true);
-        return;
-    case OpKind::fence_proxy_async:
-        emit_fence_proxy_async(op);
-        return;
-    case OpKind::compute:
-        emit_compute(op, t);
-        return;
-    case OpKind::bulk_prefetch:
-        emit_bulk_prefetch(op);
-        return;
-    case OpKind::shared_load:
-        emit_shared_load(op);
-        return;
-    case OpKind::shared_store:
-        emit_shared_store(op);
-        return;
-    case OpKind::global_load:
-        emit_global_load(op);
-        return;
-    case OpKind::shared_snapshot:
-        emit_snapshot(op);
-        return;
-    case OpKind::cp_async:
-        emit_cp_async(op);
-        return;
-    case OpKind::cp_async_commit_group:
-        line("cp_async_commit_group();");
-        return;
-    case OpKind::cp_async_wait_group:
-        emit_cp_async_wait_group(op);
-        return;
-    case OpKind::cp_async_wait_all:
-        line("cp_async_wait_all();");
-        return;
-    case OpKind::cp_async_mbarrier_arrive:
-        emit_cp_async_mbarrier_arrive(op);
-        return;
-    case OpKind::bulk_reduce:
-        emit_bulk_reduce(op);
-        return;
-    case OpKind::tma_reduce:
-        emit_tma_reduce(op);
-        return;
-    case OpKind::tma_gather4:
-    case OpKind::tma_scatter4:
-        emit_tma_gather4_scatter4(op);
-        return;
-    case OpKind::cluster_arrive:
-    case OpKind::cluster_wait:
-    case OpKind::cluster_sync:
-        emit_cluster_barrier(op, t);
-        return;
-    case OpKind::st_async:
-        emit_st_async(op);
-        return;
-    case OpKind::tensormap_stage:
-    case OpKind::tensormap_replace:
-    case OpKind::tensormap_cp_fenceproxy:
-    case OpKind::fence_proxy_tensormap_release:
-    case OpKind::fence_proxy_tensormap_acquire:
-        emit_tensormap_op(op);
-        return;
-    case OpKind::wgmma_fence:
-    case OpKind::wgmma_mma_async:
-    case OpKind::wgmma_commit_group:
-    case OpKind::wgmma_wait_group:
-    case OpKind::wgmma_acc_fill:
-    case OpKind::wgmma_acc_store:
-        emit_wgmma(op);
-        return;
-    case OpKind::loop:
-        break;  // emit_loop handles loops
+    case OpFamily::per_thread: return emit_per_thread(op);
+    case OpFamily::snapshot: return emit_snapshot(op);
+    case OpFamily::cp_async: return emit_cp_async_family(op);
+    case OpFamily::compute: return emit_compute(op, t);
+    case OpFamily::loop: break;  // emit_loop handles loops
+    case OpFamily::cluster_barrier: return emit_cluster_barrier(op, t);
+    case OpFamily::st_async: return emit_st_async(op);
+    case OpFamily::tensormap: return emit_tensormap_op(op);
+    case OpFamily::wgmma: return emit_wgmma(op);
     }
     fail(op, "op kind not supported by the device backend");
+}
+
+// mbarrier.init/inval/arrive/arrive_expect_tx/expect_tx on this CTA's own barrier.
+void KernelWriter::emit_local_barrier(const Op& op) {
+    const std::string bar = barrier_addr(op.barrier, op).addr;
+    if (op.kind == OpKind::mbarrier_init) {
+        line(fmt::format("mbarrier_init_shared_cta_b64({}, (unsigned){});", bar, int_expr(op.count, op, "count")));
+    } else if (op.kind == OpKind::mbarrier_inval) {
+        line(fmt::format("mbarrier_inval_shared_cta_b64({});", bar));
+    } else if (op.kind == OpKind::mbarrier_arrive) {
+        // Default count 1 uses the sm_80 form; an explicit count needs the sm_90 one.
+        if (op.count.empty() || is_constant_one(op.count))
+            line(fmt::format("mbarrier_arrive_shared_cta_b64({});", bar));
+        else
+            line(fmt::format("mbarrier_arrive_shared_cta_b64({}, (unsigned){});", bar, int_expr(op.count, op, "count")));
+    } else if (op.kind == OpKind::mbarrier_arrive_expect_tx) {
+        line(fmt::format("mbarrier_arrive_expect_tx_shared_cta_b64({}, (unsigned){});", bar,
+                         int_expr(op.bytes, op, "bytes")));
+    } else {
+        line(fmt::format("mbarrier_expect_tx_relaxed_cta_shared_cta_b64({}, (unsigned){});", bar,
+                         int_expr(op.bytes, op, "bytes")));
+    }
+}
+
+// The TMA unit's ops, by their keys in the op table: rows (gather4/scatter4), coordinates
+// of a tensor map (tensor copies), or a global tensor and a byte count (bulk copies).
+void KernelWriter::emit_async_copy(const Op& op) {
+    if (op_takes_key(op.kind, "rows")) return emit_tma_gather4_scatter4(op);
+    if (op.kind == OpKind::tma_reduce) return emit_tma_reduce(op);
+    if (op_takes_key(op.kind, "coords")) return emit_tma(op);
+    if (op.kind == OpKind::bulk_reduce) return emit_bulk_reduce(op);
+    if (op.kind == OpKind::bulk_prefetch) return emit_bulk_prefetch(op);
+    emit_bulk(op, op.kind == OpKind::bulk_load);
 }
 
 void KernelWriter::emit_wait(const Op& op, const Threads& t) {

@@ -40,27 +40,20 @@ void KernelWriter::emit_tensormap_op(const Op& op) {
     Ref staged_ref;
     staged_ref.name = staged_map_slot(m.map->name);
     const SharedAddr staged = slot_addr(staged_ref, op, "map");
-    switch (op.kind) {
-    case OpKind::tensormap_stage:
+    if (op.kind == OpKind::tensormap_stage) {
         // Plain generic stores of the parameter's 16 words; tensormap.replace and
         // cp_fenceproxy then read the staged copy.
         line(fmt::format("unsigned long long* const map_copy = (unsigned long long*)(smem + {});", staged.offset));
         line(fmt::format("for (int w = 0; w < 16; ++w) map_copy[w] = tmap{}.v[w];", m.index));
-        return;
-    case OpKind::tensormap_replace:
+    } else if (op.kind == OpKind::tensormap_replace) {
         emit_tensormap_replace(op, m, staged.addr);
-        return;
-    case OpKind::tensormap_cp_fenceproxy:
+    } else if (op.kind == OpKind::tensormap_cp_fenceproxy) {
         if (op.by.kind != Selector::Kind::warp)
             fail(op, "tensormap.cp_fenceproxy is .sync.aligned: one whole warp runs it (by: warpN)");
         line(fmt::format("{}(gmap{}, {});", tensormap_cp_fenceproxy_wrapper_name(op.scope), m.index, staged.addr));
-        return;
-    case OpKind::fence_proxy_tensormap_acquire:
+    } else {  // fence.proxy.tensormap.acquire
         if (op.scope == Scope::cta) fail(op, "the tensormap acquire needs scope cluster, gpu or sys");
         line(fmt::format("{}(gmap{});", fence_proxy_tensormap_wrapper_name(false, op.scope), m.index));
-        return;
-    default:
-        fail(op, "not a tensor-map op");
     }
 }
 

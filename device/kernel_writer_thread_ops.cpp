@@ -69,7 +69,14 @@ void KernelWriter::emit_shared_load(const Op& op) {
     }
 }
 
-void KernelWriter::emit_global_load(const Op& op) {
+// One access per executing thread: a shared buffer (here or in a peer CTA) or a global tensor.
+void KernelWriter::emit_per_thread(const Op& op) {
+    if (op.buffer.empty()) return emit_global_access(op);
+    if (op_has(op.kind, kWritesShared)) return emit_shared_store(op);
+    emit_shared_load(op);
+}
+
+void KernelWriter::emit_global_access(const Op& op) {
     const GlobalTensor* g = s_.find_global(op.global);
     if (!g) fail(op, "global names no global tensor");
     const int width = access_width(op, dtype_size(g->type));
@@ -99,7 +106,7 @@ void KernelWriter::emit_shared_store(const Op& op) {
     const int esize = dtype_size(buf->type);
     const int width = access_width(op, esize);
     const char* space = emit_shared_access_addr(op, esize);
-    line(fmt::format("const unsigned bits = {};", store_bits(op, *buf)));
+    line(fmt::format("const unsigned bits = {};", store_bits(op, buf->type)));
     // One element's bits repeated across a 32-bit word; narrower stores use its low bytes.
     if (esize == 1)
         line("const unsigned word = bits * 0x01010101u;");
@@ -118,12 +125,12 @@ void KernelWriter::emit_shared_store(const Op& op) {
 // `value` evaluated once per thread exactly as compute evaluates fn for the buffer's type
 // (64-bit integers wrapped to the type; float32 with one rounding per operation, then round
 // to nearest even to f16/bf16): the element's bits in the low bits of a 32-bit word.
-std::string KernelWriter::store_bits(const Op& op, const SharedBuffer& buf) const {
+std::string KernelWriter::store_bits(const Op& op, DType type) const {
     if (op.value.empty()) fail(op, "the op needs value");
-    const bool is_float = dtype_is_float(buf.type);
+    const bool is_float = dtype_is_float(type);
     const std::string value =
         op.value.to_cxx([&](const std::string& v) { return var_cxx(v, op, is_float); }, is_float);
-    switch (buf.type) {
+    switch (type) {
     case DType::i32: return fmt::format("(unsigned)(long long)({})", value);
     case DType::u8: return fmt::format("(unsigned)(unsigned char)(long long)({})", value);
     case DType::f32: return fmt::format("__float_as_uint((float)({}))", value);
@@ -145,6 +152,14 @@ const char* KernelWriter::emit_shared_access_addr(const Op& op, int element_size
     }
     line(fmt::format("const unsigned addr = {};", peer_addr(local, op, op.cta, "cta")));
     return "shared_cluster";
+}
+
+// cp.async and its groups: the copy, commit_group, wait_group N, wait_all, mbarrier.arrive.
+void KernelWriter::emit_cp_async_family(const Op& op) {
+    if (op.kind == OpKind::cp_async) return emit_cp_async(op);
+    if (op.kind == OpKind::cp_async_mbarrier_arrive) return emit_cp_async_mbarrier_arrive(op);
+    if (op.kind == OpKind::cp_async_wait_group) return emit_cp_async_wait_group(op);
+    line(op.kind == OpKind::cp_async_wait_all ? "cp_async_wait_all();" : "cp_async_commit_group();");
 }
 
 void KernelWriter::emit_cp_async(const Op& op) {

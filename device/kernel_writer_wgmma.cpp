@@ -4,7 +4,7 @@
 // its (row, col) of D.
 //
 // Descriptors (PTX 9.7.15.5.1.2): the operand layouts are K-major, in the canonical form of
-// the op's swizzle (model/wgmma_layout.h has the element addresses):
+// the op's swizzle (model/copy/wgmma_layout.h has the element addresses):
 //   32B / 64B / 128B: rows of S = 32 / 64 / 128 bytes; the slice at column k starts 2k bytes
 //     into the first row (the swizzle is applied to the absolute address, and the buffer
 //     starts on the pattern's repeat, so the base offset is 0); SBO = 8 rows = 8 S bytes;

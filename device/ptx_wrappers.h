@@ -21,6 +21,7 @@ std::string wrapper_name_of(const std::string& instruction);
 // The part for per-thread ops, cp.async and L2 prefetches (ptx_wrappers_thread_ops.cpp);
 // ptx_wrappers_source() already includes it.
 std::string_view ptx_thread_op_wrappers_source();
+std::vector<std::string> ptx_thread_op_wrapper_names();
 
 // The part for cp.reduce.async.bulk(.tensor) and the sm_100a tile::gather4/scatter4
 // (ptx_wrappers_reduce.cpp); ptx_wrappers_source() already includes it. The reduction
@@ -61,7 +62,7 @@ std::vector<std::string> ptx_wgmma_wrapper_names();
 std::string wgmma_mma_wrapper_name(int n, DType type);
 std::string wgmma_mma_wrapper_source(int n, DType type);
 
-// Names of the fixed wrappers (the generated reduction ones are listed above), for the test that instantiates each one.
+// Names of the fixed wrappers of ptx_wrappers.cpp (each other part lists its own above), for the test that instantiates each one.
 // (The list is checked against the source text by that test.)
 extern const char* const kPtxWrapperNames[];
 extern const int kPtxWrapperCount;

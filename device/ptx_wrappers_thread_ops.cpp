@@ -238,4 +238,38 @@ __device__ __forceinline__ void cp_async_bulk_prefetch_l2_global(const void* src
 
 std::string_view ptx_thread_op_wrappers_source() { return kThreadOpSource; }
 
+std::vector<std::string> ptx_thread_op_wrapper_names() {
+    return {
+        "ld_volatile_shared_b8",
+        "ld_volatile_shared_b16",
+        "ld_volatile_shared_b32",
+        "ld_volatile_shared_v2_b32",
+        "ld_volatile_shared_v4_b32",
+        "st_volatile_shared_b8",
+        "st_volatile_shared_b16",
+        "st_volatile_shared_b32",
+        "st_volatile_shared_v2_b32",
+        "st_volatile_shared_v4_b32",
+        "ld_volatile_global_b8",
+        "ld_volatile_global_b16",
+        "ld_volatile_global_b32",
+        "ld_volatile_global_v2_b32",
+        "ld_volatile_global_v4_b32",
+        "xor_b32_sink",
+        "cp_async_ca_shared_global",
+        "cp_async_cg_shared_global",
+        "cp_async_commit_group",
+        "cp_async_wait_group",
+        "cp_async_wait_all",
+        "cp_async_mbarrier_arrive_shared_cta_b64",
+        "cp_async_mbarrier_arrive_noinc_shared_cta_b64",
+        "cp_async_bulk_prefetch_tensor_1d_l2_global_tile",
+        "cp_async_bulk_prefetch_tensor_2d_l2_global_tile",
+        "cp_async_bulk_prefetch_tensor_3d_l2_global_tile",
+        "cp_async_bulk_prefetch_tensor_4d_l2_global_tile",
+        "cp_async_bulk_prefetch_tensor_5d_l2_global_tile",
+        "cp_async_bulk_prefetch_l2_global",
+    };
+}
+
 }  // namespace tmasim::device

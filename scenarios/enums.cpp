@@ -30,56 +30,11 @@ const Table<Outcome>& outcome_table() {
     return t;
 }
 const Table<OpKind>& op_table() {
-    static const Table<OpKind> t = {
-        {OpKind::mbarrier_init, "mbarrier.init"},
-        {OpKind::mbarrier_inval, "mbarrier.inval"},
-        {OpKind::fence_mbarrier_init, "fence.mbarrier_init"},
-        {OpKind::sync, "sync"},
-        {OpKind::mbarrier_arrive, "mbarrier.arrive"},
-        {OpKind::mbarrier_arrive_expect_tx, "mbarrier.arrive_expect_tx"},
-        {OpKind::mbarrier_expect_tx, "mbarrier.expect_tx"},
-        {OpKind::mbarrier_wait, "mbarrier.wait"},
-        {OpKind::tma_load, "tma.load"},
-        {OpKind::tma_store, "tma.store"},
-        {OpKind::bulk_load, "bulk.load"},
-        {OpKind::bulk_store, "bulk.store"},
-        {OpKind::bulk_commit_group, "bulk.commit_group"},
-        {OpKind::bulk_wait_group, "bulk.wait_group"},
-        {OpKind::bulk_wait_group_read, "bulk.wait_group_read"},
-        {OpKind::fence_proxy_async, "fence.proxy.async"},
-        {OpKind::compute, "compute"},
-        {OpKind::loop, "loop"},
-        {OpKind::shared_load, "shared.load"},
-        {OpKind::shared_store, "shared.store"},
-        {OpKind::global_load, "global.load"},
-        {OpKind::shared_snapshot, "shared.snapshot"},
-        {OpKind::cp_async, "cp.async"},
-        {OpKind::cp_async_commit_group, "cp.async.commit_group"},
-        {OpKind::cp_async_wait_group, "cp.async.wait_group"},
-        {OpKind::cp_async_wait_all, "cp.async.wait_all"},
-        {OpKind::cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive"},
-        {OpKind::tma_prefetch, "tma.prefetch"},
-        {OpKind::bulk_prefetch, "bulk.prefetch"},
-        {OpKind::bulk_reduce, "bulk.reduce"},
-        {OpKind::tma_reduce, "tma.reduce"},
-        {OpKind::tma_gather4, "tma.gather4"},
-        {OpKind::tma_scatter4, "tma.scatter4"},
-        {OpKind::cluster_arrive, "cluster.arrive"},
-        {OpKind::cluster_wait, "cluster.wait"},
-        {OpKind::cluster_sync, "cluster.sync"},
-        {OpKind::st_async, "st.async"},
-        {OpKind::tensormap_stage, "tensormap.stage"},
-        {OpKind::tensormap_replace, "tensormap.replace"},
-        {OpKind::tensormap_cp_fenceproxy, "tensormap.cp_fenceproxy"},
-        {OpKind::fence_proxy_tensormap_release, "fence.proxy.tensormap.release"},
-        {OpKind::fence_proxy_tensormap_acquire, "fence.proxy.tensormap.acquire"},
-        {OpKind::wgmma_fence, "wgmma.fence"},
-        {OpKind::wgmma_mma_async, "wgmma.mma_async"},
-        {OpKind::wgmma_commit_group, "wgmma.commit_group"},
-        {OpKind::wgmma_wait_group, "wgmma.wait_group"},
-        {OpKind::wgmma_acc_fill, "wgmma.acc_fill"},
-        {OpKind::wgmma_acc_store, "wgmma.acc_store"},
-    };
+    static const Table<OpKind> t = [] {
+        Table<OpKind> rows;
+        for (const OpInfo& row : kOpTable) rows.emplace_back(row.kind, row.spelling);
+        return rows;
+    }();
     return t;
 }
 const Table<ReduceOp>& reduce_table() {

@@ -1,9 +1,12 @@
 #pragma once
 // Enumerations of the scenario language. Each is parsed from, and printed with, one
-// string table (enums.cpp), so YAML, traces and messages agree on the spelling.
+// string table (enums.cpp; the ops' in op_table.h), so YAML, traces and messages agree on
+// the spelling.
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "scenarios/op_table.h"
 
 namespace tmasim {
 
@@ -11,66 +14,6 @@ enum class DType { f32, f16, bf16, u8, i32 };
 enum class Swizzle { none, b32, b64, b128 };  // "none", "32B", "64B", "128B"
 enum class OobFill { zero, nan };
 enum class Outcome { ok, hazard, hang, fault };
-
-enum class OpKind {
-    mbarrier_init,
-    fence_mbarrier_init,
-    sync,
-    mbarrier_arrive,
-    mbarrier_arrive_expect_tx,
-    mbarrier_expect_tx,
-    mbarrier_inval,
-    mbarrier_wait,
-    tma_load,
-    tma_store,
-    bulk_load,
-    bulk_store,
-    bulk_commit_group,
-    bulk_wait_group,
-    bulk_wait_group_read,
-    fence_proxy_async,
-    compute,
-    loop,
-    // Per-thread generic accesses (bank conflicts, races with the async proxy).
-    shared_load,
-    shared_store,
-    global_load,
-    // One thread reads a whole shared buffer into the run's result (a mid-program image).
-    shared_snapshot,
-    // cp.async (LDGSTS): per-thread async copies in the generic proxy.
-    cp_async,
-    cp_async_commit_group,
-    cp_async_wait_group,
-    cp_async_wait_all,
-    cp_async_mbarrier_arrive,
-    // L2 prefetches through the TMA unit.
-    tma_prefetch,
-    bulk_prefetch,
-    // Reductions into global memory through the TMA unit (cp.reduce.async.bulk).
-    bulk_reduce,
-    tma_reduce,
-    // Blackwell (sm_100) row gathers and scatters of a 2-D tensor map.
-    tma_gather4,
-    tma_scatter4,
-    // Clusters: the cluster barrier (barrier.cluster) and st.async into a peer CTA.
-    cluster_arrive,
-    cluster_wait,
-    cluster_sync,
-    st_async,
-    // Tensor maps in global memory, modified on the device (PTX 9.7.9.28-29, 9.7.13.4).
-    tensormap_stage,
-    tensormap_replace,
-    tensormap_cp_fenceproxy,
-    fence_proxy_tensormap_release,
-    fence_proxy_tensormap_acquire,
-    // Warpgroup MMA reading its operands from shared memory (async proxy).
-    wgmma_fence,
-    wgmma_mma_async,
-    wgmma_commit_group,
-    wgmma_wait_group,
-    wgmma_acc_fill,
-    wgmma_acc_store,
-};
 
 // Where a map lives: a `const __grid_constant__` kernel parameter, or a 128-byte object in
 // global memory that the host copies in before launch (and ops may modify).

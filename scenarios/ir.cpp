@@ -32,7 +32,7 @@ int64_t SharedBuffer::num_elements() const {
 }
 
 int64_t TensorMap::box_bytes(DType type) const {
-    // As the H200 moves boxes (model/tensor_copy.cpp; device/scripts/probes/README.md): the
+    // As the H200 moves boxes (model/copy/tensor_copy.cpp; device/scripts/probes/README.md): the
     // innermost element stride is ignored without interleave; with interleave the innermost
     // dimension counts 16/32-byte units and dimension 1 moves at its single coordinate.
     const bool interleaved = interleave != Interleave::none;

@@ -1,67 +1,11 @@
 #include "scenarios/op_loader.h"
 
-#include <map>
 #include <regex>
 
 #include "scenarios/yaml_access.h"
 
 namespace tmasim {
 namespace {
-
-// The keys each op takes besides op, by, label.
-const std::map<OpKind, std::string>& op_keys() {
-    static const std::map<OpKind, std::string> keys = {
-        {OpKind::mbarrier_init, "barrier, count"},
-        {OpKind::mbarrier_inval, "barrier"},
-        {OpKind::fence_mbarrier_init, ""},
-        {OpKind::sync, ""},
-        {OpKind::mbarrier_arrive, "barrier, count, cta"},
-        {OpKind::mbarrier_arrive_expect_tx, "barrier, bytes, cta"},
-        {OpKind::mbarrier_expect_tx, "barrier, bytes, cta"},
-        {OpKind::mbarrier_wait, "barrier, parity"},
-        {OpKind::tma_load, "map, coords, dst, barrier, multicast"},
-        {OpKind::tma_store, "map, coords, src"},
-        {OpKind::bulk_load, "global, offset, bytes, dst, barrier, multicast"},
-        {OpKind::bulk_store, "src, global, offset, bytes"},
-        {OpKind::bulk_commit_group, ""},
-        {OpKind::bulk_wait_group, "n"},
-        {OpKind::bulk_wait_group_read, "n"},
-        {OpKind::fence_proxy_async, "space"},
-        {OpKind::compute, "buffer, fn, start, count"},
-        {OpKind::loop, "var, count, body"},
-        {OpKind::shared_load, "buffer, index, width, cta"},
-        {OpKind::shared_store, "buffer, index, width, value, cta"},
-        {OpKind::global_load, "global, index, width"},
-        {OpKind::shared_snapshot, "buffer"},
-        {OpKind::cp_async, "global, src_index, dst, dst_index, size, src_size, cache"},
-        {OpKind::cp_async_commit_group, ""},
-        {OpKind::cp_async_wait_group, "n"},
-        {OpKind::cp_async_wait_all, ""},
-        {OpKind::cp_async_mbarrier_arrive, "barrier, noinc"},
-        {OpKind::tma_prefetch, "map, coords"},
-        {OpKind::bulk_prefetch, "global, offset, bytes"},
-        {OpKind::bulk_reduce, "src, global, offset, bytes, reduce"},
-        {OpKind::tma_reduce, "map, coords, src, reduce"},
-        {OpKind::tma_gather4, "map, rows, col, dst, barrier"},
-        {OpKind::tma_scatter4, "map, rows, col, src"},
-        {OpKind::cluster_arrive, "relaxed"},
-        {OpKind::cluster_wait, ""},
-        {OpKind::cluster_sync, ""},
-        {OpKind::st_async, "buffer, index, width, value, barrier, cta, barrier_cta"},
-        {OpKind::tensormap_stage, "map"},
-        {OpKind::tensormap_replace, "map, field, dim, value, global, space"},
-        {OpKind::tensormap_cp_fenceproxy, "map, scope"},
-        {OpKind::fence_proxy_tensormap_release, "scope"},
-        {OpKind::fence_proxy_tensormap_acquire, "map, scope"},
-        {OpKind::wgmma_fence, ""},
-        {OpKind::wgmma_mma_async, "acc, a, b, k, scale_d, swizzle"},
-        {OpKind::wgmma_commit_group, ""},
-        {OpKind::wgmma_wait_group, "n"},
-        {OpKind::wgmma_acc_fill, "acc, value"},
-        {OpKind::wgmma_acc_store, "acc, buffer"},
-    };
-    return keys;
-}
 
 Selector read_selector(MapReader& m) {
     Selector s;
@@ -147,118 +91,76 @@ ReduceOp read_reduce(MapReader& m) {
     return *r;
 }
 
-Op read_op(const YAML::Node& node, const std::string& file, const std::string& path, int& next_id) {
-    MapReader m(node, file, path);
-    Op op;
-    op.loc = m.loc();
-    op.id = next_id++;
-    std::string kind_text = m.string("op");
-    auto kind = parse_op_kind(kind_text);
-    if (!kind) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
-    op.kind = *kind;
-    const std::string extra = op_keys().at(op.kind);
-    const std::string allowed = "op, by, label" + (extra.empty() ? "" : ", " + extra) + " (for " + kind_text + ")";
-    reject_remote_barrier(m, op.kind);
-    m.only_keys("op, by, label" + (extra.empty() ? "" : ", " + extra), " (for " + kind_text + ")");
-    op.by = read_selector(m);
-    op.label = m.string_or("label", "");
+// An immediate operand (PTX takes a constant there).
+Expr read_immediate(MapReader& m, const std::string& key) {
+    Expr e = m.expr(key);
+    if (!e.is_constant()) m.fail(key, "must be a constant (an immediate in PTX)");
+    return e;
+}
 
-    switch (op.kind) {
-    case OpKind::mbarrier_init:
-        op.barrier = read_ref(m, "barrier");
-        op.count = m.expr("count");
-        break;
-    case OpKind::mbarrier_inval:
-        op.barrier = read_ref(m, "barrier");
-        break;
-    case OpKind::mbarrier_arrive:
-        op.barrier = read_ref(m, "barrier");
-        op.count = m.has("count") ? m.expr("count") : Expr::constant(1);
-        op.cta = m.expr_or_empty("cta");
-        break;
-    case OpKind::mbarrier_arrive_expect_tx:
-    case OpKind::mbarrier_expect_tx:
-        op.barrier = read_ref(m, "barrier");
-        op.bytes = m.expr("bytes");
-        op.cta = m.expr_or_empty("cta");
-        break;
-    case OpKind::mbarrier_wait:
-        op.barrier = read_ref(m, "barrier");
-        op.parity = m.expr("parity");
-        break;
-    case OpKind::tma_gather4:
-    case OpKind::tma_scatter4: {
+void read_barrier_op(MapReader& m, Op& op) {
+    op.barrier = read_ref(m, "barrier");
+    if (op.kind == OpKind::mbarrier_init) op.count = m.expr("count");
+    if (op.kind == OpKind::mbarrier_arrive) op.count = m.has("count") ? m.expr("count") : Expr::constant(1);
+    if (op_takes_key(op.kind, "bytes")) op.bytes = m.expr("bytes");
+    op.cta = m.expr_or_empty("cta");  // absent for init, inval (reject_remote_barrier)
+}
+
+// A list of coordinates, each a scalar expression.
+std::vector<Expr> read_coords(MapReader& m, const std::string& key, const std::string& file) {
+    YAML::Node list = m.node(key);
+    std::vector<Expr> out;
+    for (size_t i = 0; i < list.size(); ++i)
+        out.push_back(scalar_expr(list[i], file, m.key_path(key) + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+// Every op of the TMA unit: its source and destination follow from its keys.
+void read_async_copy(MapReader& m, Op& op, const std::string& file) {
+    if (op_takes_key(op.kind, "rows")) {
         op.map = m.string("map");
         YAML::Node rows = m.node("rows");
         if (!rows.IsSequence() || rows.size() != 4)
             m.fail("rows", "expected a list of exactly 4 row coordinates (one tile::gather4/scatter4 moves 4 rows), got " +
                                node_kind(rows) + (rows.IsSequence() ? " of " + std::to_string(rows.size()) : std::string()));
-        for (size_t i = 0; i < rows.size(); ++i)
-            op.rows.push_back(scalar_expr(rows[i], file, m.key_path("rows") + "[" + std::to_string(i) + "]"));
+        op.rows = read_coords(m, "rows", file);
         op.col = m.expr("col");
-        if (op.kind == OpKind::tma_gather4) {
-            op.dst = read_ref(m, "dst");
-            op.barrier = read_ref(m, "barrier");
-        } else {
-            op.src = read_ref(m, "src");
-        }
-        break;
-    }
-    case OpKind::bulk_reduce:
-        op.src = read_ref(m, "src");
-        op.global = m.string("global");
-        op.global_offset = m.has("offset") ? m.expr("offset") : Expr::constant(0);
-        op.bytes = m.expr("bytes");
-        op.reduce = read_reduce(m);
-        break;
-    case OpKind::tma_reduce:
-    case OpKind::tma_load:
-    case OpKind::tma_store:
-    case OpKind::tma_prefetch: {
+    } else if (op_takes_key(op.kind, "coords")) {
         op.map = m.string("map");
         YAML::Node coords = m.node("coords");
         if (!coords.IsSequence() || coords.size() < 1 || coords.size() > 5)
             m.fail("coords", "expected a list of 1..5 coordinates, got " + node_kind(coords));
-        for (size_t i = 0; i < coords.size(); ++i)
-            op.coords.push_back(scalar_expr(coords[i], file, m.key_path("coords") + "[" + std::to_string(i) + "]"));
-        if (op.kind == OpKind::tma_load) {
-            op.dst = read_ref(m, "dst");
-            op.barrier = read_ref(m, "barrier");
-            op.multicast = m.expr_or_empty("multicast");
-        } else if (op.kind == OpKind::tma_store || op.kind == OpKind::tma_reduce) {
-            op.src = read_ref(m, "src");
-        }
-        if (op.kind == OpKind::tma_reduce) op.reduce = read_reduce(m);
-        break;
-    }
-    case OpKind::bulk_prefetch:
+        op.coords = read_coords(m, "coords", file);
+    } else {
+        // bulk.reduce names its source first; the other bulk ops their global tensor.
+        if (op.kind == OpKind::bulk_reduce) op.src = read_ref(m, "src");
         op.global = m.string("global");
         op.global_offset = m.has("offset") ? m.expr("offset") : Expr::constant(0);
         op.bytes = m.expr("bytes");
-        break;
-    case OpKind::shared_load:
-    case OpKind::shared_store:
-        op.buffer = read_ref(m, "buffer");
-        op.index = m.expr("index");
-        op.width = m.has("width") ? m.expr("width") : Expr();
-        if (op.kind == OpKind::shared_store) op.value = read_value(m);
-        op.cta = m.expr_or_empty("cta");
-        break;
-    case OpKind::st_async:
-        op.buffer = read_ref(m, "buffer");
-        op.index = m.expr("index");
-        op.width = m.has("width") ? m.expr("width") : Expr();
-        op.value = read_value(m);
+    }
+    if (op_takes_key(op.kind, "dst")) {
+        op.dst = read_ref(m, "dst");
         op.barrier = read_ref(m, "barrier");
-        op.cta = m.expr("cta");
-        op.barrier_cta = m.has("barrier_cta") ? m.expr("barrier_cta") : op.cta;
-        break;
-    case OpKind::global_load:
-        op.global = m.string("global");
-        op.index = m.expr("index");
-        op.width = m.has("width") ? m.expr("width") : Expr();
-        break;
-    case OpKind::cp_async: {
+        if (op_takes_key(op.kind, "multicast")) op.multicast = m.expr_or_empty("multicast");
+    } else if (op_takes_key(op.kind, "src") && op.src.empty()) {
+        op.src = read_ref(m, "src");
+    }
+    if (op_takes_key(op.kind, "reduce")) op.reduce = read_reduce(m);
+}
+
+// One generic access per thread: a shared buffer (here or, with cta, in a peer CTA) or a
+// global tensor, and the value written when the row takes one.
+void read_per_thread(MapReader& m, Op& op) {
+    if (op_takes_key(op.kind, "buffer")) op.buffer = read_ref(m, "buffer");
+    else op.global = m.string("global");
+    op.index = m.expr("index");
+    op.width = m.has("width") ? m.expr("width") : Expr();
+    if (op_takes_key(op.kind, "value")) op.value = read_value(m);
+    if (op_takes_key(op.kind, "cta")) op.cta = m.expr_or_empty("cta");
+}
+
+void read_cp_async(MapReader& m, Op& op) {
+    if (op.kind == OpKind::cp_async) {
         op.global = m.string("global");
         op.src_index = m.expr("src_index");
         op.dst = read_ref(m, "dst");
@@ -267,67 +169,17 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.src_size = m.expr_or_empty("src_size");
         op.cache = m.string_or("cache", "ca");
         if (op.cache != "ca" && op.cache != "cg") m.fail("cache", "unknown cache \"" + op.cache + "\"; allowed: ca, cg");
-        break;
-    }
-    case OpKind::cp_async_wait_group:
-        op.n = m.expr("n");
-        if (!op.n.is_constant()) m.fail("n", "must be a constant (an immediate in PTX)");
-        break;
-    case OpKind::cp_async_mbarrier_arrive:
+    } else if (op.kind == OpKind::cp_async_mbarrier_arrive) {
         op.barrier = read_ref(m, "barrier");
         op.noinc = m.boolean_or("noinc", false);
-        break;
-    case OpKind::bulk_load:
-    case OpKind::bulk_store:
-        op.global = m.string("global");
-        op.global_offset = m.has("offset") ? m.expr("offset") : Expr::constant(0);
-        op.bytes = m.expr("bytes");
-        if (op.kind == OpKind::bulk_load) {
-            op.dst = read_ref(m, "dst");
-            op.barrier = read_ref(m, "barrier");
-            op.multicast = m.expr_or_empty("multicast");
-        } else {
-            op.src = read_ref(m, "src");
-        }
-        break;
-    case OpKind::bulk_wait_group:
-    case OpKind::bulk_wait_group_read:
-        op.n = m.expr("n");
-        if (!op.n.is_constant()) m.fail("n", "must be a constant (an immediate in PTX)");
-        break;
-    case OpKind::compute: {
-        op.buffer = read_ref(m, "buffer");
-        std::string fn = m.string("fn");
-        SourceLoc at = m.loc("fn");
-        if (m.optional("fn").Tag() == "!") at.col += 1;
-        op.fn = Expr::parse(fn, at, m.key_path("fn"));
-        op.range_start = m.has("start") ? m.expr("start") : Expr::constant(0);
-        op.range_count = m.expr_or_empty("count");
-        break;
+    } else if (op_takes_key(op.kind, "n")) {
+        op.n = read_immediate(m, "n");
     }
-    case OpKind::loop: {
-        op.var = m.string("var");
-        static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-        if (!std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" || op.var == "idx")
-            m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
-        op.loop_count = m.expr("count");
-        YAML::Node body = m.node("body");
-        if (!body.IsSequence() || body.size() == 0)
-            m.fail("body", "expected a non-empty list of ops, got " + node_kind(body));
-        op.body = read_ops(body, file, m.key_path("body"), next_id);
-        break;
-    }
-    case OpKind::fence_proxy_async: {
-        const std::string text = m.string_or("space", "cta");
-        auto sp = parse_proxy_space(text);
-        if (!sp) m.fail("space", "unknown state space \"" + text + "\"; allowed: " + allowed_proxy_spaces());
-        op.proxy_space = *sp;
-        break;
-    }
-    case OpKind::cluster_arrive: op.relaxed = m.boolean_or("relaxed", false); break;
-    case OpKind::tensormap_stage: op.map = m.string("map"); break;
-    case OpKind::tensormap_replace: {
-        op.map = m.string("map");
+}
+
+void read_tensormap_op(MapReader& m, Op& op) {
+    if (op_takes_key(op.kind, "map")) op.map = m.string("map");
+    if (op.kind == OpKind::tensormap_replace) {
         const std::string f = m.string("field");
         auto field = parse_map_field(f);
         if (!field) m.fail("field", "unknown field \"" + f + "\"; allowed: " + allowed_map_fields());
@@ -343,19 +195,13 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
             if (!op.dim.is_constant()) m.fail("dim", "must be a constant (PTX's ord operand is an immediate)");
             op.value = m.expr("value");
         }
-        break;
     }
-    case OpKind::tensormap_cp_fenceproxy:
-        op.map = m.string("map");
-        op.scope = read_scope(m, Scope::gpu);
-        break;
-    case OpKind::fence_proxy_tensormap_release: op.scope = read_scope(m, Scope::gpu); break;
-    case OpKind::fence_proxy_tensormap_acquire:
-        op.map = m.string("map");
-        op.scope = read_scope(m, Scope::gpu);
-        break;
-    case OpKind::wgmma_mma_async: {
-        op.acc = m.string("acc");
+    if (op_takes_key(op.kind, "scope")) op.scope = read_scope(m, Scope::gpu);
+}
+
+void read_wgmma_op(MapReader& m, Op& op) {
+    if (op_takes_key(op.kind, "acc")) op.acc = m.string("acc");
+    if (op.kind == OpKind::wgmma_mma_async) {
         op.a = read_ref(m, "a");
         op.b = read_ref(m, "b");
         op.k = m.has("k") ? m.expr("k") : Expr::constant(0);
@@ -364,31 +210,86 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         auto swz = parse_swizzle(sw);
         if (!swz) m.fail("swizzle", "unknown swizzle \"" + sw + "\"; allowed: " + allowed_swizzles());
         op.swizzle = *swz;
+    }
+    if (op_takes_key(op.kind, "n")) op.n = read_immediate(m, "n");
+    if (op.kind == OpKind::wgmma_acc_fill) op.value = read_value(m);
+    if (op_takes_key(op.kind, "buffer")) op.buffer = read_ref(m, "buffer");
+}
+
+Op read_op(const YAML::Node& node, const std::string& file, const std::string& path, int& next_id) {
+    MapReader m(node, file, path);
+    Op op;
+    op.loc = m.loc();
+    op.id = next_id++;
+    std::string kind_text = m.string("op");
+    auto kind = parse_op_kind(kind_text);
+    if (!kind) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
+    op.kind = *kind;
+    const std::string extra = op_info(op.kind).keys;
+    const std::string allowed = "op, by, label" + (extra.empty() ? "" : ", " + extra) + " (for " + kind_text + ")";
+    reject_remote_barrier(m, op.kind);
+    m.only_keys("op, by, label" + (extra.empty() ? "" : ", " + extra), " (for " + kind_text + ")");
+    op.by = read_selector(m);
+    op.label = m.string_or("label", "");
+
+    switch (op_family(op.kind)) {
+    case OpFamily::barrier: read_barrier_op(m, op); break;
+    case OpFamily::barrier_wait:
+        op.barrier = read_ref(m, "barrier");
+        op.parity = m.expr("parity");
+        break;
+    case OpFamily::cta_sync: break;
+    case OpFamily::fence:
+        if (op_takes_key(op.kind, "space")) {
+            const std::string text = m.string_or("space", "cta");
+            auto sp = parse_proxy_space(text);
+            if (!sp) m.fail("space", "unknown state space \"" + text + "\"; allowed: " + allowed_proxy_spaces());
+            op.proxy_space = *sp;
+        }
+        break;
+    case OpFamily::async_copy: read_async_copy(m, op, file); break;
+    case OpFamily::bulk_group:
+        if (op_takes_key(op.kind, "n")) op.n = read_immediate(m, "n");
+        break;
+    case OpFamily::per_thread: read_per_thread(m, op); break;
+    case OpFamily::snapshot: op.buffer = read_ref(m, "buffer"); break;
+    case OpFamily::cp_async: read_cp_async(m, op); break;
+    case OpFamily::compute: {
+        op.buffer = read_ref(m, "buffer");
+        std::string fn = m.string("fn");
+        SourceLoc at = m.loc("fn");
+        if (m.optional("fn").Tag() == "!") at.col += 1;
+        op.fn = Expr::parse(fn, at, m.key_path("fn"));
+        op.range_start = m.has("start") ? m.expr("start") : Expr::constant(0);
+        op.range_count = m.expr_or_empty("count");
         break;
     }
-    case OpKind::wgmma_wait_group:
-        op.n = m.expr("n");
-        if (!op.n.is_constant()) m.fail("n", "must be a constant (an immediate in PTX)");
+    case OpFamily::loop: {
+        op.var = m.string("var");
+        static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+        if (!std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" || op.var == "idx")
+            m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
+        op.loop_count = m.expr("count");
+        YAML::Node body = m.node("body");
+        if (!body.IsSequence() || body.size() == 0)
+            m.fail("body", "expected a non-empty list of ops, got " + node_kind(body));
+        op.body = read_ops(body, file, m.key_path("body"), next_id);
         break;
-    case OpKind::wgmma_acc_fill:
-        op.acc = m.string("acc");
-        op.value = read_value(m);
+    }
+    case OpFamily::cluster_barrier:
+        if (op_takes_key(op.kind, "relaxed")) op.relaxed = m.boolean_or("relaxed", false);
         break;
-    case OpKind::wgmma_acc_store:
-        op.acc = m.string("acc");
+    case OpFamily::st_async:
         op.buffer = read_ref(m, "buffer");
+        op.index = m.expr("index");
+        op.width = m.has("width") ? m.expr("width") : Expr();
+        op.value = read_value(m);
+        op.barrier = read_ref(m, "barrier");
+        op.cta = m.expr("cta");
+        op.barrier_cta = m.has("barrier_cta") ? m.expr("barrier_cta") : op.cta;
         break;
-    case OpKind::shared_snapshot: op.buffer = read_ref(m, "buffer"); break;
-    case OpKind::fence_mbarrier_init:
-    case OpKind::sync:
-    case OpKind::bulk_commit_group:
-    case OpKind::cp_async_commit_group:
-    case OpKind::cp_async_wait_all:
-    case OpKind::cluster_wait:
-    case OpKind::cluster_sync:
-    case OpKind::wgmma_fence:
-    case OpKind::wgmma_commit_group:
-        break;
+    case OpFamily::tensormap: read_tensormap_op(m, op); break;
+    case OpFamily::wgmma: read_wgmma_op(m, op); break;
     }
     m.finish(allowed);
     return op;

@@ -98,8 +98,7 @@ private:
         const Selector& s = op.by;
         if (op.kind == OpKind::sync && s.kind != Selector::Kind::all)
             throw ScenarioError(op.loc, key(op, "by"), "sync (__syncthreads) is executed by every thread; allowed: all");
-        const bool cluster_barrier = op.kind == OpKind::cluster_arrive || op.kind == OpKind::cluster_wait ||
-                                     op.kind == OpKind::cluster_sync;
+        const bool cluster_barrier = op_family(op.kind) == OpFamily::cluster_barrier;
         if (cluster_barrier && s.kind != Selector::Kind::all)
             throw ScenarioError(op.loc, key(op, "by"), to_string(op.kind) + " is the aligned cluster barrier, executed by "
                                                                             "every thread of every CTA; allowed: all [PTX 9.7.13.3]");
@@ -155,11 +154,10 @@ private:
             if (!op.global.empty() && !sc_.find_global(op.global))
                 throw ScenarioError(op.loc, key(op, "global"), "no global tensor named '" + op.global +
                                                                    "'; declared: " + join(names_of(sc_.globals)));
-            if (op.kind == OpKind::tma_load || op.kind == OpKind::tma_store || op.kind == OpKind::tma_prefetch ||
-                op.kind == OpKind::tma_reduce)
-                check_tma_static(op);
-            if (op.kind == OpKind::tma_gather4 || op.kind == OpKind::tma_scatter4) check_gather4_static(op);
-            if (op.kind == OpKind::bulk_reduce || op.kind == OpKind::tma_reduce) check_reduce_type(op);
+            check_arch(op);
+            if (op_takes_key(op.kind, "coords")) check_tma_static(op);
+            if (op_takes_key(op.kind, "rows")) check_gather4_static(op);
+            if (op_takes_key(op.kind, "reduce")) check_reduce_type(op);
             for (const Expr& r : op.rows) check_vars(r, scope, key(op, "rows"));
             check_vars(op.col, scope, key(op, "col"));
             if (op.kind == OpKind::compute) check_vars(op.fn, {"x", "idx"}, key(op, "fn"));
@@ -183,12 +181,18 @@ private:
                                     "i32 add, min, max, and, or, xor [PTX 9.7.9.25.4.2; semantics.md D24]");
     }
 
+    // An op newer than the scenario's architecture (the op table's minimum SM).
+    void check_arch(const Op& op) const {
+        const int min_sm = op_info(op.kind).min_sm;
+        if (std::stoi(sc_.arch.substr(3)) >= min_sm) return;
+        throw ScenarioError(op.loc, key(op, "op"), "needs arch: sm_" + std::to_string(min_sm) + " (" + to_string(op.kind) +
+                                                       " is an sm_" + std::to_string(min_sm) +
+                                                       " instruction); the scenario says " + sc_.arch);
+    }
+
     // tile::gather4 / tile::scatter4 (semantics.md G34-35): sm_100, a 2-D map whose box is
     // one row of at least 32 bytes, and a buffer for four such rows.
     void check_gather4_static(const Op& op) const {
-        if (sc_.arch != "sm_100")
-            throw ScenarioError(op.loc, key(op, "op"), "needs arch: sm_100 (Blackwell tile::gather4/scatter4); the scenario says " +
-                                                           sc_.arch + " [PTX 9.7.9.27.1.2]");
         const TensorMap* m = sc_.find_map(op.map);
         if (!m) throw ScenarioError(op.loc, key(op, "map"), "no tensor map named '" + op.map + "'; declared: " +
                                                                 join(names_of(sc_.tensormaps)));
@@ -262,49 +266,26 @@ private:
             check_index(op.dst, false, env, op, "dst");
             check_index(op.src, false, env, op, "src");
             check_index(op.buffer, false, env, op, "buffer");
-            switch (op.kind) {
-            case OpKind::mbarrier_init: in_range(op.count, env, 1, kMaxArrivals, op, "count", " [PTX mbarrier expected count]"); break;
-            case OpKind::mbarrier_arrive:
-                in_range(op.count, env, 1, kMaxArrivals, op, "count");
-                check_peer_per_thread(op, env);
-                break;
-            case OpKind::mbarrier_arrive_expect_tx:
-            case OpKind::mbarrier_expect_tx:
+            switch (op_family(op.kind)) {
+            case OpFamily::barrier:
+                if (op.kind == OpKind::mbarrier_init)
+                    in_range(op.count, env, 1, kMaxArrivals, op, "count", " [PTX mbarrier expected count]");
+                if (op.kind == OpKind::mbarrier_arrive) in_range(op.count, env, 1, kMaxArrivals, op, "count");
                 in_range(op.bytes, env, 0, kMaxTx, op, "bytes", " [PTX tx-count range]");
                 check_peer_per_thread(op, env);
                 break;
-            case OpKind::st_async: check_per_thread(op, env, instances); break;
-            case OpKind::mbarrier_wait: in_range(op.parity, env, 0, 1, op, "parity"); break;
-            case OpKind::bulk_wait_group:
-            case OpKind::bulk_wait_group_read: in_range(op.n, env, 0, 63, op, "n"); break;
-            case OpKind::cp_async_wait_group:
-            case OpKind::wgmma_wait_group: in_range(op.n, env, 0, 63, op, "n"); break;
-            case OpKind::bulk_prefetch: check_bulk_prefetch(op, env); break;
-            case OpKind::shared_load:
-            case OpKind::shared_store:
-            case OpKind::global_load:
-            case OpKind::cp_async: check_per_thread(op, env, instances); break;
-            case OpKind::tma_load:
-            case OpKind::tma_store:
-            case OpKind::tma_prefetch:
-                for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
-                in_range(op.multicast, env, 0, 0xFFFF, op, "multicast", " (ctaMask is 16 bits)");
+            case OpFamily::barrier_wait: in_range(op.parity, env, 0, 1, op, "parity"); break;
+            case OpFamily::bulk_group:
+            case OpFamily::cp_async:
+            case OpFamily::wgmma:
+                in_range(op.n, env, 0, 63, op, "n");
+                if (op_has(op.kind, kPerThread)) check_per_thread(op, env, instances);
                 break;
-            case OpKind::bulk_load:
-                in_range(op.multicast, env, 0, 0xFFFF, op, "multicast", " (ctaMask is 16 bits)");
-                [[fallthrough]];
-            case OpKind::bulk_store:
-            case OpKind::bulk_reduce: check_bulk(op, env); break;
-            case OpKind::tma_reduce:
-                for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
-                break;
-            case OpKind::tma_gather4:
-            case OpKind::tma_scatter4:
-                for (const Expr& r : op.rows) in_range(r, env, INT32_MIN, INT32_MAX, op, "rows", " (.s32)");
-                in_range(op.col, env, INT32_MIN, INT32_MAX, op, "col", " (.s32)");
-                break;
-            case OpKind::compute: check_compute(op, env); break;
-            case OpKind::loop: {
+            case OpFamily::per_thread:
+            case OpFamily::st_async: check_per_thread(op, env, instances); break;
+            case OpFamily::async_copy: check_async_copy(op, env); break;
+            case OpFamily::compute: check_compute(op, env); break;
+            case OpFamily::loop: {
                 in_range(op.loop_count, env, 0, 65536, op, "count");
                 int64_t n = op.loop_count.eval_int(env);
                 for (int64_t i = 0; i < n; ++i) {
@@ -314,9 +295,23 @@ private:
                 }
                 break;
             }
-            default: break;
+            case OpFamily::cta_sync:
+            case OpFamily::fence:
+            case OpFamily::snapshot:
+            case OpFamily::cluster_barrier:
+            case OpFamily::tensormap: break;
             }
         }
+    }
+
+    // The TMA unit's ops: coordinates are .s32, a ctaMask 16 bits, bulk sizes 16-byte units.
+    void check_async_copy(const Op& op, const Expr::IntEnv& env) const {
+        for (const Expr& c : op.coords) in_range(c, env, INT32_MIN, INT32_MAX, op, "coords", " (.s32)");
+        for (const Expr& r : op.rows) in_range(r, env, INT32_MIN, INT32_MAX, op, "rows", " (.s32)");
+        in_range(op.col, env, INT32_MIN, INT32_MAX, op, "col", " (.s32)");
+        in_range(op.multicast, env, 0, 0xFFFF, op, "multicast", " (ctaMask is 16 bits)");
+        if (op.kind == OpKind::bulk_prefetch) check_bulk_prefetch(op, env);
+        else if (!op.global.empty()) check_bulk(op, env);
     }
 
     void check_bulk(const Op& op, const Expr::IntEnv& env) const {
@@ -384,13 +379,13 @@ private:
             te["tid"] = t;
             te["lane"] = t % 32;
             te["warp"] = t / 32;
-            if (op.kind == OpKind::shared_load || op.kind == OpKind::shared_store || op.kind == OpKind::st_async) {
+            if (!op.buffer.empty()) {  // shared.load/store, st.async
                 const SharedBuffer* b = sc_.find_shared(op.buffer.name);
                 const int64_t esize = dtype_size(b->type);
                 check_access(op.index, access_width(op, esize), esize, b->num_elements(), te, op, "index", b->name);
                 check_peer(op.cta, op, te, "cta");
                 check_peer(op.barrier_cta, op, te, "barrier_cta");
-            } else if (op.kind == OpKind::global_load) {
+            } else if (op_family(op.kind) == OpFamily::per_thread) {  // a global tensor
                 const GlobalTensor* g = sc_.find_global(op.global);
                 const int64_t esize = dtype_size(g->type);
                 check_access(op.index, access_width(op, esize), esize, g->num_elements(), te, op, "index", g->name);

@@ -142,7 +142,7 @@ void check_cluster_op(const Scenario& sc, const Op& op) {
 }
 
 void check_tensormap_op(const Scenario& sc, const Op& op) {
-    if (op.kind == OpKind::tma_gather4 || op.kind == OpKind::tma_scatter4) {
+    if (op_takes_key(op.kind, "rows")) {
         // PTX 5.5.3.4: tile::gather4/scatter4 take no interleaved layout (semantics.md G34).
         const TensorMap* m = sc.find_map(op.map);
         if (m && m->interleave != Interleave::none)
@@ -151,13 +151,10 @@ void check_tensormap_op(const Scenario& sc, const Op& op) {
                                                                "[PTX 5.5.3.4; semantics.md G34]");
         return;
     }
-    switch (op.kind) {
-    case OpKind::tensormap_stage:
-    case OpKind::tensormap_cp_fenceproxy:
-    case OpKind::fence_proxy_tensormap_acquire: map_in_global(sc, op); break;
-    case OpKind::tensormap_replace: check_replace(sc, op, map_in_global(sc, op)); break;
-    default: return;
-    }
+    // The tensormap ops that name a map need it in global memory; the release fence names none.
+    if (op_family(op.kind) != OpFamily::tensormap || !op_takes_key(op.kind, "map")) return;
+    const TensorMap& map = map_in_global(sc, op);
+    if (op.kind == OpKind::tensormap_replace) check_replace(sc, op, map);
     if (op.kind == OpKind::tensormap_cp_fenceproxy && op.by.kind != Selector::Kind::warp)
         throw ScenarioError(op.loc, op_key(op, "by"), "tensormap.cp_fenceproxy is .sync.aligned: one whole warp runs it; "
                                                       "allowed: warpN");
@@ -167,15 +164,9 @@ void check_tensormap_op(const Scenario& sc, const Op& op) {
 }
 
 void check_wgmma_op(const Scenario& sc, const Op& op) {
-    switch (op.kind) {
-    case OpKind::wgmma_fence:
-    case OpKind::wgmma_commit_group:
-    case OpKind::wgmma_wait_group: check_wgmma_selector(sc, op); return;
-    case OpKind::wgmma_mma_async:
-    case OpKind::wgmma_acc_fill:
-    case OpKind::wgmma_acc_store: check_wgmma_selector(sc, op); break;
-    default: return;
-    }
+    if (op_family(op.kind) != OpFamily::wgmma) return;
+    check_wgmma_selector(sc, op);
+    if (!op_takes_key(op.kind, "acc")) return;  // fence, commit_group, wait_group
     const AccumulatorDecl* acc = sc.find_accumulator(op.acc);
     if (!acc) throw ScenarioError(op.loc, op_key(op, "acc"), "no accumulator named '" + op.acc + "'; declared: " +
                                                                  join_names(names_of(sc.accumulators)));

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/arch_config.h"
-#include "model/run_model.h"
+#include "model/core/arch_config.h"
+#include "model/run/run_model.h"
 #include "scenarios/values.h"
 
 using tmasim::model::ArchConfig;

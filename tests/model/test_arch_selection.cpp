@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/arch_config.h"
-#include "model/run_model.h"
+#include "model/core/arch_config.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 
 using tmasim::model::ArchConfig;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catalog_support.h"
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 
 using namespace tmasim;

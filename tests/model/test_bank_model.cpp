@@ -1,8 +1,8 @@
 // BankModel: wavefronts of one warp-wide shared-memory access (semantics.md E30).
 #include <catch2/catch.hpp>
 
-#include "model/bank_model.h"
-#include "model/swizzle_address.h"
+#include "model/state/bank_model.h"
+#include "model/copy/swizzle_address.h"
 
 using tmasim::Swizzle;
 using tmasim::model::BankCost;

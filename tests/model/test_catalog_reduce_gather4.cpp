@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 
 namespace fs = std::filesystem;

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <tuple>
 
-#include "model/arch_config.h"
-#include "model/run_model.h"
+#include "model/core/arch_config.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

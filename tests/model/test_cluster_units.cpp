@@ -5,11 +5,11 @@
 
 #include <optional>
 
-#include "model/cluster_barrier.h"
-#include "model/cluster_clock.h"
-#include "model/cluster_mask.h"
-#include "model/dsmem_races.h"
-#include "model/st_async_batch.h"
+#include "model/state/cluster_barrier.h"
+#include "model/state/cluster_clock.h"
+#include "model/state/cluster_mask.h"
+#include "model/state/dsmem_races.h"
+#include "model/state/st_async_batch.h"
 
 using namespace tmasim::model;
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/gather4_copy.h"
-#include "model/run_model.h"
-#include "model/swizzle_address.h"
+#include "model/copy/gather4_copy.h"
+#include "model/run/run_model.h"
+#include "model/copy/swizzle_address.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

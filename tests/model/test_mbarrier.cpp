@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "model/mbarrier.h"
+#include "model/state/mbarrier.h"
 
 using tmasim::model::Mbarrier;
 using tmasim::model::MbarrierError;

@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "model/bulk_store_registry.h"
-#include "model/cluster_clock.h"
-#include "model/proxy_tracker.h"
+#include "model/state/bulk_store_registry.h"
+#include "model/state/cluster_clock.h"
+#include "model/state/proxy_tracker.h"
 
 using namespace tmasim::model;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/proxy_tracker.h"
+#include "model/state/proxy_tracker.h"
 
 using tmasim::model::ProxyTracker;
 using tmasim::model::VectorClock;

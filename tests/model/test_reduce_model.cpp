@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/element_reduce.h"
-#include "model/run_model.h"
+#include "model/copy/element_reduce.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

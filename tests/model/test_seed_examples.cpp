@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

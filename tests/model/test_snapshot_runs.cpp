@@ -5,7 +5,7 @@
 
 #include "catalog_support.h"
 
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

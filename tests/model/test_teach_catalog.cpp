@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <tuple>
 
-#include "model/hazard_rules.h"
-#include "model/run_model.h"
+#include "model/core/hazard_rules.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 
 namespace fs = std::filesystem;

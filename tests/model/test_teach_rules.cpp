@@ -5,10 +5,10 @@
 
 #include "catalog_support.h"
 
-#include "model/async_write_registry.h"
-#include "model/cp_async_groups.h"
-#include "model/proxy_tracker.h"
-#include "model/run_model.h"
+#include "model/state/async_write_registry.h"
+#include "model/state/cp_async_groups.h"
+#include "model/state/proxy_tracker.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

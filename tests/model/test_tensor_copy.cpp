@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "model/swizzle_address.h"
-#include "model/tensor_copy.h"
+#include "model/copy/swizzle_address.h"
+#include "model/copy/tensor_copy.h"
 #include "scenarios/values.h"
 
 using namespace tmasim;

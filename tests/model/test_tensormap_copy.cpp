@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/tensor_copy.h"
+#include "model/copy/tensor_copy.h"
 #include "scenarios/values.h"
 
 using namespace tmasim;

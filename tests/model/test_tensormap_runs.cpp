@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include "model/arch_config.h"
-#include "model/run_model.h"
+#include "model/core/arch_config.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

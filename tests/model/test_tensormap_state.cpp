@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "model/tensormap_state.h"
+#include "model/state/tensormap_state.h"
 
 using namespace tmasim;
 using namespace tmasim::model;

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "model/wgmma_compute.h"
-#include "model/wgmma_layout.h"
+#include "model/copy/wgmma_compute.h"
+#include "model/copy/wgmma_layout.h"
 #include "scenarios/values.h"
 
 using namespace tmasim;

@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-#include "model/wgmma_layout.h"
+#include "model/copy/wgmma_layout.h"
 
 using namespace tmasim;
 using namespace tmasim::model;

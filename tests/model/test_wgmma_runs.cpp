@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/arch_config.h"
+#include "model/core/arch_config.h"
 
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
 

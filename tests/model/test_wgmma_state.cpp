@@ -3,7 +3,7 @@
 // accumulator value an mma chain adds to.
 #include <catch2/catch.hpp>
 
-#include "model/wgmma_state.h"
+#include "model/state/wgmma_state.h"
 
 using namespace tmasim;
 using namespace tmasim::model;

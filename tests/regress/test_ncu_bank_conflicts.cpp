@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/layout.h"
 #include "scenarios/loader.h"
 

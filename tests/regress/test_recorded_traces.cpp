@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "model/run_model.h"
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/trace_diff.h"
 #include "traces/trace_reader.h"

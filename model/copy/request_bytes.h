@@ -1,0 +1,46 @@
+#pragma once
+// Where a TmaRequest's bytes are and how they move, for every request kind: 1-D bulk
+// ranges, tiled tensor boxes (TensorCopy) and gather4/scatter4 rows (Gather4Copy). The
+// engine moves payloads with it, and the issuer registers the same spans for the race
+// and reuse rules, so both always see the same geometry.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/copy/tma_request.h"
+#include "scenarios/ir.h"
+
+namespace tmasim::model {
+
+using ByteRanges = std::vector<std::pair<int64_t, int64_t>>;
+
+class RequestBytes {
+public:
+    RequestBytes(const TmaRequest& r, const GlobalTensor& tensor);
+
+    // Bytes the request moves through shared memory (a load's complete_tx total).
+    int64_t smem_bytes() const;
+    // Lowest and highest shared-memory byte it reads or writes.
+    std::pair<int64_t, int64_t> smem_span() const;
+    // The in-bounds global bytes it writes, exactly (stores, reduces, scatters).
+    ByteRanges global_writes() const;
+    // The global ranges whose L2 residency decides its latency.
+    ByteRanges residency_ranges() const;
+
+    // Loads: the payload read out of global memory, then written to shared memory.
+    std::vector<uint8_t> read_global(const std::vector<uint8_t>& global) const;
+    void write_smem(const std::vector<uint8_t>& payload, std::vector<uint8_t>& smem) const;
+    // Stores, reduces, scatters: the payload read out of shared memory, then written
+    // (or, for reduces, combined element by element) into global memory.
+    std::vector<uint8_t> read_smem(const std::vector<uint8_t>& smem) const;
+    void write_global(const std::vector<uint8_t>& payload, std::vector<uint8_t>& global) const;
+
+private:
+    void reduce_into(const std::vector<uint8_t>& payload, const std::vector<int64_t>& elements,
+                     std::vector<uint8_t>& global) const;
+
+    const TmaRequest& r_;
+    const GlobalTensor& tensor_;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,95 @@
+#pragma once
+// Byte movement of TMA copies, without time: tiled tensor loads/stores in 1-5D and 1-D
+// bulk copies. A copy is split in two halves because the engine performs them at
+// different times: a load reads global memory when it starts and writes shared memory
+// when the bytes land; a store reads shared memory first and writes global memory later.
+//
+// The box in shared memory is dense and row-major over ceil(box/elementStride)
+// elements per dimension (outermost first); with a swizzle mode each byte's absolute
+// address (offset from the 1024-aligned base) is swizzled (semantics.md E28-E29).
+// Without interleave the TMA ignores the innermost element stride (DRV cuTensorMapEncodeTiled;
+// an H200 loaded all 16 bytes of a u8 box with elementStrides[0] = 2).
+//
+// Interleaved maps (INTERLEAVE_16B/32B), as an H200 moves them (probes of boxes 1-5-D, u8,
+// f16, f32, loads and stores; scenarios/catalog/tensormap/interleave_16b_load.yaml):
+//   - the innermost coordinate, dim, box and element stride count 16- or 32-byte units,
+//     whatever the element type (one unit holds a channel slice, PTX 5.5.6);
+//   - dimension 1 (outermost first; the driver's dimension rank-2) is moved at one index,
+//     its box and element stride ignored (it is bounds-checked like the others);
+//   - the box is dense in shared memory over those units, then swizzled as usual; loads
+//     fill out-of-bounds units and credit every byte; a store writes back the same places.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/state/tensormap_state_fields.h"
+#include "scenarios/ir.h"
+
+namespace tmasim::model {
+
+class TensorCopy {
+public:
+    TensorCopy(const GlobalTensor& tensor, const TensorMap& map);
+    // From a map's current fields (a map in global memory that tensormap.replace changed:
+    // another tensor, dims, strides, box); element indices count `fields.inner_unit_bytes()`.
+    explicit TensorCopy(const MapFields& fields);
+
+    const std::vector<int64_t>& extent() const { return extent_; }  // elements per dim
+    int64_t box_elements() const;
+    int64_t box_bytes() const { return box_elements() * elem_bytes_; }
+
+    // Load: the box at `coords` (outermost first, may be negative), dense and unswizzled,
+    // with out-of-bounds elements filled with zero or NaN (float types, oob_fill: nan).
+    std::vector<uint8_t> gather_global(const std::vector<uint8_t>& global,
+                                       const std::vector<int64_t>& coords) const;
+    void scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,
+                      int64_t smem_offset) const;
+
+    // Store: the box read out of shared memory, then written to global memory skipping
+    // out-of-bounds elements. Returns how many elements were skipped.
+    std::vector<uint8_t> gather_smem(const std::vector<uint8_t>& smem, int64_t smem_offset) const;
+    int64_t scatter_global(const std::vector<uint8_t>& box, const std::vector<int64_t>& coords,
+                           std::vector<uint8_t>& global) const;
+
+    // Lowest and highest shared-memory byte the box occupies at `smem_offset`.
+    std::pair<int64_t, int64_t> smem_span(int64_t smem_offset) const;
+    // Global byte ranges [first, last] the box touches in bounds (for L2 residency).
+    std::pair<int64_t, int64_t> global_span(const std::vector<int64_t>& coords) const;
+    // The in-bounds global bytes of the box exactly, as merged [first, last] ranges (what a
+    // store writes; race checks must not flag bytes between the box's rows).
+    std::vector<std::pair<int64_t, int64_t>> global_byte_ranges(const std::vector<int64_t>& coords) const;
+
+    // Global element index of every box element at `coords` (row-major), -1 where out of
+    // bounds: what a reduction combines into, element by element.
+    std::vector<int64_t> global_elements(const std::vector<int64_t>& coords) const;
+    // Global elements (-1 = out of bounds, skipped) as merged runs of bytes [first, last].
+    static std::vector<std::pair<int64_t, int64_t>> byte_ranges(const std::vector<int64_t>& elements,
+                                                                int64_t elem_bytes);
+    // Writes the out-of-bounds fill of one element: zero, or the canonical quiet NaN of a
+    // float type when the map asks for NaN fill (semantics.md D26).
+    static void fill_oob_element(uint8_t* element, DType type, OobFill fill);
+
+    // 1-D bulk copy; throws std::out_of_range naming `what` when a range leaves its buffer.
+    static void bulk_copy(const std::vector<uint8_t>& src, int64_t src_offset,
+                          std::vector<uint8_t>& dst, int64_t dst_offset, int64_t bytes,
+                          const char* what);
+
+private:
+    // Global element index of box element k at `coords`, or -1 when out of bounds.
+    int64_t global_element(int64_t k, const std::vector<int64_t>& coords) const;
+    // An out-of-bounds box element: every data element of it (an interleave unit holds several).
+    void fill_oob(uint8_t* element) const {
+        for (int64_t b = 0; b < elem_bytes_; b += dtype_size(type_)) fill_oob_element(element + b, type_, fill_);
+    }
+
+    std::vector<int64_t> shape_;         // global dims: the bounds of each coordinate
+    std::vector<int64_t> index_stride_;  // elements (units) between consecutive indices of each dim
+    std::vector<int64_t> extent_;
+    std::vector<int64_t> stride_;
+    int64_t elem_bytes_ = 4;             // bytes one box element moves: the element, or an interleave unit
+    DType type_ = DType::f32;
+    Swizzle swizzle_ = Swizzle::none;
+    OobFill fill_ = OobFill::zero;
+};
+
+}  // namespace tmasim::model

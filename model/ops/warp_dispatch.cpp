@@ -1,0 +1,177 @@
+// The model's one dispatch on the op table: WarpProcess::exec runs an op by its family
+// (scenarios/op_table.h). The switch has no default, so a family without a case here is a
+// compiler error (-Werror=switch). The families' handlers sit beside it on this floor.
+#include <map>
+#include <string>
+
+#include "model/core/sim_time.h"
+#include "model/ops/cluster_warp_ops.h"
+#include "model/ops/copy_issuer.h"
+#include "model/ops/element_compute.h"
+#include "model/ops/snapshot_op.h"
+#include "model/ops/tensormap_ops.h"
+#include "model/ops/thread_access.h"
+#include "model/ops/wgmma_warp_ops.h"
+#include "model/sm/cp_async_unit.h"
+#include "model/sm/cta_module.h"
+#include "model/sm/warp_process.h"
+
+namespace tmasim::model {
+
+namespace {
+
+// What the issuing warp spends on a barrier op of this CTA's own barrier.
+double local_barrier_cycles(OpKind kind, const TimingParams& tp) {
+    if (kind == OpKind::mbarrier_init) return tp.mbarrier_init_cycles;
+    if (kind == OpKind::mbarrier_arrive) return tp.mbarrier_arrive_cycles;
+    if (kind == OpKind::mbarrier_expect_tx) return tp.mbarrier_expect_tx_cycles;
+    if (kind == OpKind::mbarrier_arrive_expect_tx) return tp.mbarrier_arrive_expect_tx_cycles;
+    return tp.issue_cycles;  // mbarrier.inval
+}
+
+}  // namespace
+
+bool WarpProcess::exec(const Op& op) {
+    const std::vector<int> lanes = executing_lanes(op);
+    if (lanes.empty()) return false;
+    const TimingParams& tp = cta_.run().timing;
+    const std::vector<int> ev = event_lanes(op, lanes);
+    switch (op_family(op.kind)) {
+        case OpFamily::barrier:
+            if (!op.cta.empty()) {  // a peer CTA's barrier, through the cluster
+                ClusterWarpOps(*this).exec(op, lanes);
+                return true;
+            }
+            emit(op, ev, EventKind::issue);
+            op_barrier(op, lanes);
+            spend(local_barrier_cycles(op.kind, tp));
+            emit(op, ev, EventKind::complete);
+            return true;
+        case OpFamily::barrier_wait: op_wait(op, lanes); return true;
+        case OpFamily::cta_sync: op_sync(op); return true;
+        case OpFamily::fence:
+        case OpFamily::cluster_barrier:
+        case OpFamily::st_async: ClusterWarpOps(*this).exec(op, lanes); return true;
+        case OpFamily::async_copy: {
+            emit(op, ev, EventKind::issue);
+            CopyIssuer issuer(cta_, op, env_);
+            for (int l : lanes) issuer.issue(site(op, l), thread(l));
+            double cost = CopyIssuer::issue_cycles(op.kind, tp);
+            // The first tensor op on a map in this CTA also fetches its descriptor, and so
+            // does the first after a write of a map in global memory (a new descriptor key).
+            if (!op.map.empty() && cta_.first_use_of_map(cta_.run().tensormaps.descriptor_key(op.map)))
+                cost += tp.tensormap_fetch_cycles;
+            spend(cost);
+            emit(op, ev, EventKind::complete);
+            return true;
+        }
+        case OpFamily::bulk_group:
+            if (op_has(op.kind, kWait)) {
+                op_bulk_wait(op, lanes);
+                return true;
+            }
+            emit(op, ev, EventKind::issue);
+            for (int l : lanes) cta_.groups().commit(thread(l));
+            spend(tp.bulk_commit_cycles);
+            emit(op, ev, EventKind::complete);
+            return true;
+        case OpFamily::per_thread: {
+            if (!op.cta.empty()) {  // a peer CTA's shared memory (DSMEM)
+                ClusterWarpOps(*this).exec(op, lanes);
+                return true;
+            }
+            // The detail (bank wavefronts, L2 hit) is known before the issue event.
+            std::map<std::string, std::string> detail;
+            const double cost = per_thread_op(op, lanes, ev, detail);
+            emit(op, ev, EventKind::issue, detail);
+            spend(cost);
+            emit(op, ev, EventKind::complete, detail);
+            return true;
+        }
+        case OpFamily::snapshot: {
+            // The read happens at the issue instant: the image holds the bytes landed by then.
+            const double cost = SnapshotOp::take(cta_, op, env_, warp_, lanes.front(), site(op, lanes.front()));
+            emit(op, ev, EventKind::issue);
+            spend(cost);
+            emit(op, ev, EventKind::complete);
+            return true;
+        }
+        case OpFamily::cp_async: {
+            if (op_has(op.kind, kWait)) {
+                op_cp_wait(op, lanes);
+                return true;
+            }
+            emit(op, ev, EventKind::issue);
+            double cost = tp.issue_cycles;  // commit_group: 2 cycles on the H200 (op_durations.py: n=27), not an LDGSTS
+            if (op.kind == OpKind::cp_async) {
+                std::map<std::string, std::string> unused;
+                cost = per_thread_op(op, lanes, ev, unused);
+            } else if (op.kind == OpKind::cp_async_mbarrier_arrive) {
+                op_cp_arrive(op, lanes);
+                cost = tp.cp_async_arrive_cycles;
+            } else {
+                for (int l : lanes) cta_.cp_groups().commit(thread(l));
+            }
+            spend(cost);
+            emit(op, ev, EventKind::complete);
+            return true;
+        }
+        case OpFamily::compute: {
+            emit(op, ev, EventKind::issue);
+            int64_t per_lane = ElementCompute::apply(cta_, op, lanes, env_, warp_, site(op, ev.front()));
+            spend(tp.compute_base_cycles + per_lane * tp.compute_cycles_per_element);
+            emit(op, ev, EventKind::complete);
+            return true;
+        }
+        case OpFamily::loop: return false;  // exec_ops runs a loop's body; the loop itself is no op instance
+        case OpFamily::tensormap: TensorMapWarpOps(*this).exec(op, lanes); return true;
+        case OpFamily::wgmma: WgmmaWarpOps(*this).exec(op, lanes); return true;
+    }
+    return false;
+}
+
+void WarpProcess::op_barrier(const Op& op, const std::vector<int>& lanes) {
+    using A = CtaModule::BarrierAction;
+    const int b = barrier_index(op);
+    for (int l : lanes) {
+        const EventSite s = site(op, l);
+        const int t = thread(l);
+        if (op.kind == OpKind::mbarrier_init) {
+            cta_.barrier_action(b, A::init, eval(op.count, 1), t, op, s);
+        } else if (op.kind == OpKind::mbarrier_inval) {
+            cta_.barrier_action(b, A::inval, 0, t, op, s);
+        } else if (op.kind == OpKind::mbarrier_arrive) {
+            cta_.barrier_action(b, A::arrive, eval(op.count, 1), t, op, s);
+        } else if (op.kind == OpKind::mbarrier_expect_tx) {
+            cta_.barrier_action(b, A::expect_tx, eval(op.bytes, 0), t, op, s);
+        } else if (cta_.barrier_action(b, A::expect_tx, eval(op.bytes, 0), t, op, s)) {
+            // mbarrier.arrive_expect_tx: expect first, then arrive(1): the arrival must not
+            // complete the phase before the bytes are accounted for (A5).
+            cta_.barrier_action(b, A::arrive, 1, t, op, s);
+        }
+    }
+}
+
+void WarpProcess::op_cp_arrive(const Op& op, const std::vector<int>& lanes) {
+    using A = CtaModule::BarrierAction;
+    const int b = barrier_index(op);
+    for (int l : lanes) {
+        const EventSite s = site(op, l);
+        const int t = thread(l);
+        // Default form: pending += 1 now, the arrive later (net 0). .noinc: the init count
+        // must include this arrival (C20).
+        if (!op.noinc && !cta_.barrier_action(b, A::increment_pending, 1, t, op, s)) continue;
+        cta_.async_writes().attach_barrier(t, b);
+        cta_.cp_unit().submit_arrive(op, s, t, b);
+    }
+}
+
+double WarpProcess::per_thread_op(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev,
+                                  std::map<std::string, std::string>& detail) {
+    ThreadAccess access(cta_, op, env_, warp_, site(op, ev.front()));
+    if (!op.buffer.empty()) return access.shared_access(lanes, detail);                        // shared.load/store
+    if (op_family(op.kind) == OpFamily::per_thread) return access.global_access(lanes, detail);  // global.load
+    return access.cp_async(lanes);
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,90 @@
+#include "model/run/run_model.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <systemc>
+
+#include "model/core/arch_config.h"
+#include "model/run/simulation.h"
+
+// libsystemc.so's own main() refers to sc_main; tmasim has its own main (CLI, tests),
+// so this definition only satisfies the linker and is never called.
+int sc_main(int, char*[]) { return 0; }
+
+namespace tmasim {
+
+namespace {
+
+// SystemC cannot elaborate again after sc_start in one context, so each run gets its
+// own, made current for the run and deleted afterwards (modules first).
+class FreshSimContext {
+public:
+    FreshSimContext() {
+        context_ = new sc_core::sc_simcontext();
+        sc_core::sc_curr_simcontext = context_;
+        sc_core::sc_default_global_context = context_;
+    }
+    ~FreshSimContext() {
+        delete context_;
+        sc_core::sc_curr_simcontext = nullptr;
+        sc_core::sc_default_global_context = nullptr;
+    }
+    FreshSimContext(const FreshSimContext&) = delete;
+    FreshSimContext& operator=(const FreshSimContext&) = delete;
+
+private:
+    sc_core::sc_simcontext* context_;
+};
+
+void quiet_systemc_reports() {
+    // The model reports through RunResult; SystemC's own info messages would only
+    // clutter the CLI's output. Warnings and errors stay on.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+}
+
+// The config the scenario runs on when none is named: its own GPU generation's.
+std::string default_arch(const Scenario& s) { return s.arch == "sm_100" ? "b200" : "h100-sxm"; }
+
+bool uses_wgmma(const Scenario& s) {
+    for (const Op* op : s.all_ops())
+        if (op->kind == OpKind::wgmma_mma_async) return true;
+    return false;
+}
+
+// The model refuses what the GPU it models cannot run, as the device backend does.
+void require_runnable(const Scenario& s, const model::ArchConfig& arch) {
+    if (s.arch == "sm_100" && arch.sm() != "sm_100")
+        throw std::runtime_error(fmt::format("{}: scenario needs sm_100 (Blackwell); model arch {} is {}: use "
+                                             "--arch b200", s.file, arch.name(), arch.sm()));
+    if (uses_wgmma(s) && arch.sm() != "sm_90")
+        throw std::runtime_error(fmt::format("{}: wgmma exists on sm_90a only (Blackwell has tcgen05 instead); "
+                                             "model arch {} is {}: use --arch h100-sxm or h200",
+                                             s.file, arch.name(), arch.sm()));
+}
+
+}  // namespace
+
+RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
+    const std::string name = options.arch.empty() ? default_arch(scenario) : options.arch;
+    const model::ArchConfig arch = model::ArchConfig::load_named(name, options.arch_dir);
+    require_runnable(scenario, arch);
+    quiet_systemc_reports();
+    RunResult result;
+    {
+        FreshSimContext context;
+        model::Simulation sim(scenario, arch);
+        result = sim.run();
+    }
+    result.provenance = provenance_for(scenario, "model");
+    Provenance& p = result.provenance;
+    p.gpu = arch.name();
+    p.sm_clock_mhz = static_cast<int>(arch.timing().sm_clock_mhz);
+    p.model_config = arch.name();
+    p.model_config_hash = arch.hash();
+    p.seed = options.seed;
+    p.extra["model_gpu"] = arch.gpu();
+    return result;
+}
+
+}  // namespace tmasim

@@ -1,0 +1,60 @@
+#include "model/run/simulation.h"
+
+#include <fmt/format.h>
+#include <systemc>
+
+#include "model/sm/cluster_fabric.h"
+#include "model/sm/cta_module.h"
+#include "model/run/hang_report.h"
+
+namespace tmasim::model {
+
+Simulation::Simulation(const Scenario& s, const ArchConfig& arch)
+    : layout_(compute_shared_layout(s)), context_(s, arch, layout_) {
+    context_.abort_run = [this] { abort_run(); };
+    const int n = s.launch.num_ctas();
+    for (int c = 0; c < n; ++c)
+        ctas_.push_back(std::make_unique<CtaModule>(fmt::format("cta{}", c).c_str(), context_, c));
+    std::vector<CtaModule*> ctas;
+    for (auto& c : ctas_) ctas.push_back(c.get());
+    fabric_ = std::make_unique<ClusterFabric>("clusters", context_, ctas);
+    context_.fabric = fabric_.get();
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::abort_run() {
+    context_.aborted = true;
+    for (auto& c : ctas_) c->wake_for_abort();
+    if (fabric_) fabric_->wake_for_abort();
+}
+
+RunResult Simulation::run() {
+    sc_core::sc_start();
+    if (!context_.aborted) {
+        bool hung = false;
+        for (auto& c : ctas_) {
+            if (c->all_warps_finished()) continue;
+            hung = true;
+            std::vector<Diagnostic> hangs = HangReport::describe(*c);
+            fabric_->explain_hangs(*c, hangs);  // cluster.wait hangs, and each CTA's rank
+            for (auto& d : hangs) context_.log.report(std::move(d));
+        }
+        // Blocked threads (hung warps, idle engines) unwind now, so the simulation
+        // context can be destroyed with no coroutine still waiting.
+        abort_run();
+        sc_core::sc_start();
+        (void)hung;
+    }
+    RunResult r;
+    r.outcome = context_.log.outcome();
+    r.diagnostics = context_.log.diagnostics();
+    r.events = context_.log.sorted_events();
+    r.memory = context_.global.images();
+    for (auto& c : ctas_)
+        for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));
+    for (auto& m : context_.snapshots.images()) r.memory.push_back(std::move(m));
+    return r;
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,37 @@
+#pragma once
+// One run of a scenario on the SystemC model: builds every CTA, simulates until nothing
+// can progress, turns unfinished warps into a hang report, tears the threads down and
+// collects events, diagnostics and final memory. Must be built and destroyed inside a
+// fresh SystemC simulation context (see run_model.cpp).
+#include <memory>
+#include <vector>
+
+#include "model/core/arch_config.h"
+#include "model/sm/run_context.h"
+#include "scenarios/ir.h"
+#include "scenarios/layout.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::model {
+
+class CtaModule;
+class ClusterFabric;
+
+class Simulation {
+public:
+    Simulation(const Scenario& s, const ArchConfig& arch);
+    ~Simulation();
+
+    // Outcome, events, diagnostics and memory; the caller fills the provenance.
+    RunResult run();
+
+private:
+    void abort_run();
+
+    SharedLayout layout_;
+    RunContext context_;
+    std::vector<std::unique_ptr<CtaModule>> ctas_;
+    std::unique_ptr<ClusterFabric> fabric_;  // after ctas_: destroyed first, it points into them
+};
+
+}  // namespace tmasim::model

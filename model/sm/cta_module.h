@@ -1,0 +1,120 @@
+#pragma once
+// One CTA: its shared-memory image, mbarriers, proxy tracker, bulk groups, sync barrier,
+// TMA engine and one SystemC thread per warp. The warps and the engine change state only
+// through the methods here, so every change also lands in the log.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <systemc>
+
+#include "model/state/async_write_registry.h"
+#include "model/state/barrier_set.h"
+#include "model/state/bulk_groups.h"
+#include "model/state/bulk_store_registry.h"
+#include "model/state/cp_async_groups.h"
+#include "model/state/cta_sync.h"
+#include "model/state/proxy_tracker.h"
+#include "model/sm/run_context.h"
+#include "model/sm/tma_engine.h"
+#include "model/state/wgmma_state.h"
+
+namespace tmasim::model {
+
+class WarpProcess;
+class CpAsyncUnit;
+
+class CtaModule : public sc_core::sc_module {
+public:
+    CtaModule(sc_core::sc_module_name name, RunContext& run, int cta);
+    ~CtaModule() override;
+
+    RunContext& run() { return run_; }
+    int index() const { return cta_; }
+    int num_threads() const { return run_.scenario.launch.block; }
+    std::vector<uint8_t>& smem() { return smem_; }
+    ProxyTracker& tracker() { return tracker_; }
+    BarrierSet& barriers() { return barriers_; }
+    const BarrierSet& barriers() const { return barriers_; }
+    BulkGroups& groups() { return groups_; }
+    TmaEngine& engine() { return *engine_; }
+    CpAsyncUnit& cp_unit() { return *cp_unit_; }
+    CpAsyncGroups& cp_groups() { return cp_groups_; }
+    AsyncWriteRegistry& async_writes() { return async_writes_; }
+    BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
+    // The wgmma state of warpgroup `group` (warps 4*group .. 4*group+3).
+    WgmmaState& wgmma(int group) { return wgmma_.at(group); }
+    // What AsyncWriteRegistry asks about the barriers' observed phases.
+    BarrierObservations observations() const;
+
+    // async_arrive: a cp.async.mbarrier.arrive firing once the thread's copies landed (it
+    // publishes the thread's cp.async agent, not the thread); increment_pending: the
+    // non-.noinc form's pending += 1 at issue; remote_arrive: an arrive by a thread of
+    // another CTA of the cluster (`thread` is its tid there; the cluster tracks what it
+    // releases, this CTA's tracker cannot).
+    enum class BarrierAction { init, inval, arrive, expect_tx, complete_tx, async_arrive, increment_pending,
+                               remote_arrive };
+    // Applies one mbarrier action by `thread` (for complete_tx: the thread that issued the
+    // copy). Logs complete_tx / phase_flip, publishes released clocks, wakes waiters. A
+    // broken rule is reported as a hazard at `site` and the action is dropped (false).
+    bool barrier_action(int barrier, BarrierAction action, int64_t amount, int thread,
+                        const Op& op, const EventSite& site);
+
+    uint64_t sync_arrive(int warp);
+    bool sync_passed(uint64_t generation) const { return sync_.passed(generation); }
+    sc_core::sc_event& sync_event() { return sync_changed_; }
+    void warp_exited(int warp);
+    // True the first time this CTA uses tensor map `name` (its descriptor is fetched then).
+    bool first_use_of_map(const std::string& name) { return used_maps_.insert(name).second; }
+
+    // Records a hazard (outcome hazard) at `site`; the run goes on.
+    void hazard(const Op& op, const EventSite& site, const std::string& rule,
+                const std::string& message, std::map<std::string, std::string> detail = {});
+    // Like hazard(), once per op instance and rule: a warp-wide access that races in many
+    // lanes (or warps) is one report.
+    void hazard_once(const Op& op, const EventSite& site, const std::string& rule,
+                     const std::string& message, std::map<std::string, std::string> detail = {});
+    // Records a fault and tears the run down (every thread unwinds).
+    void fault(const Op& op, const EventSite& site, const std::string& message,
+               const std::string& rule = "model.fault");
+
+    const std::vector<std::unique_ptr<WarpProcess>>& warps() const { return warps_; }
+    bool all_warps_finished() const;
+    void wake_for_abort();
+    // Final shared buffers of this CTA: "buf" or "buf[i]", in declaration order.
+    std::vector<MemoryImage> shared_images() const;
+
+private:
+    // The diagnostic of a hazard or fault at `site`, into the run's log.
+    void report(Outcome outcome, const Op& op, const EventSite& site, const std::string& rule,
+                const std::string& message, std::map<std::string, std::string> detail);
+    void try_release_sync();
+    void check_observed_before_arrive(BarrierSlot& b, const Op& op, const EventSite& site);
+    void log_barrier_state(const BarrierSlot& b, const EventSite& site, const std::string& what,
+                           std::map<std::string, std::string> detail);
+
+    RunContext& run_;
+    int cta_;
+    std::vector<uint8_t> smem_;
+    ProxyTracker tracker_;
+    BarrierSet barriers_;
+    BulkGroups groups_;
+    CpAsyncGroups cp_groups_;
+    AsyncWriteRegistry async_writes_;
+    BulkStoreRegistry bulk_stores_;
+    std::vector<WgmmaState> wgmma_;          // one per warpgroup (4 warps)
+    std::set<std::string> waited_barriers_;  // declared names some op waits on (A9)
+    std::set<std::string> used_maps_;        // tensor maps whose descriptor this CTA fetched
+    std::set<std::tuple<int, std::vector<int64_t>, std::string>> reported_;
+    CtaSync sync_;
+    sc_core::sc_event sync_changed_;
+    std::unique_ptr<TmaEngine> engine_;
+    std::unique_ptr<CpAsyncUnit> cp_unit_;
+    std::vector<std::unique_ptr<WarpProcess>> warps_;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,34 @@
+#pragma once
+// What every CTA of one run shares: the scenario, the timing, global memory, the log.
+#include <functional>
+
+#include "model/core/arch_config.h"
+#include "model/core/event_log.h"
+#include "model/state/global_memory.h"
+#include "model/state/snapshot_log.h"
+#include "model/state/tensormap_state.h"
+#include "scenarios/ir.h"
+#include "scenarios/layout.h"
+
+namespace tmasim::model {
+
+class ClusterFabric;
+
+struct RunContext {
+    RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l)
+        : scenario(s), arch(a), timing(a.timing()), layout(l), global(s), tensormaps(s) {}
+
+    const Scenario& scenario;
+    const ArchConfig& arch;
+    const TimingParams& timing;
+    const SharedLayout& layout;
+    GlobalMemory global;
+    TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
+    EventLog log;
+    SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
+    bool aborted = false;  // set when the run is torn down; every thread then unwinds
+    std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
+    ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,75 @@
+#include "model/sm/shared_race_check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/sm/cluster.h"
+#include "model/sm/cluster_fabric.h"
+#include "model/sm/cta_module.h"
+#include "model/core/hazard_rules.h"
+#include "model/core/op_text.h"
+
+namespace tmasim::model {
+
+SharedRaceCheck::SharedRaceCheck(CtaModule& cta, const Op& op, std::string buffer, int64_t buffer_base)
+    : cta_(cta), op_(op), buffer_(std::move(buffer)), base_(buffer_base) {}
+
+std::string SharedRaceCheck::bytes_text(int64_t first, int64_t last) const {
+    return fmt::format("{}[{}..{}]", buffer_, first - base_, last - base_);
+}
+
+std::string SharedRaceCheck::op_name(int id) const {
+    const Op* o = cta_.run().scenario.find_op(id);
+    if (!o) return fmt::format("op #{}", id);
+    std::string s = fmt::format("{} op #{}", to_string(o->kind), id);
+    if (!o->label.empty()) s += " '" + o->label + "'";
+    return s;
+}
+
+void SharedRaceCheck::access(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write) {
+    const int64_t first = offset, last = offset + bytes - 1;
+    const char* verb = is_write ? "writes" : "reads";
+    const auto race = cta_.async_writes().check(thread, first, last, cta_.tracker(), cta_.observations());
+    if (race) {
+        const AsyncWrite& w = race->write;
+        std::string via;
+        if (w.barrier >= 0) via = fmt::format(", completing on barrier {}", cta_.barriers().at(w.barrier).name);
+        const std::string what = fmt::format(
+            "{}: thread {} {} {} while {} (thread {}{}) writes {} and the thread has not observed its "
+            "completion{}", op_title(op_), thread, verb, bytes_text(first, last), op_name(w.op), w.issuer, via,
+            bytes_text(std::max(w.first, first), std::min(w.last, last)), w.landed ? " (the bytes have landed)" : "");
+        cta_.hazard_once(op_, site, race->rule, HazardRules::message(race->rule, what),
+                         {{"buffer", buffer_}, {"thread", std::to_string(thread)},
+                          {"async_op", std::to_string(w.op)}, {"first_byte", std::to_string(first - base_)}});
+    }
+    if (is_write) pending_reads(site, thread, offset, bytes);
+}
+
+void SharedRaceCheck::generic(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write) {
+    access(site, thread, offset, bytes, is_write);
+    if (Cluster* cluster = cluster_of(cta_))
+        cluster->generic_access(cta_, op_, site, thread, cluster->rank_of(cta_), buffer_, base_, offset, bytes,
+                                is_write);
+}
+
+void SharedRaceCheck::pending_reads(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    const PendingReadHit h = cta_.bulk_stores().write_race(thread, offset, offset + bytes - 1, cta_.tracker());
+    if (!h.read) return;
+    const BulkStore& s = *h.read;
+    const bool wgmma = s.reader == BulkStore::Reader::wgmma;
+    const std::string rule = wgmma ? "race.wgmma_operand_overwrite" : "race.store_source_overwrite";
+    const std::string what =
+        wgmma ? fmt::format("{}: thread {} writes {}, an operand {} of warpgroup {} reads, before a "
+                            "wgmma.wait_group the thread is ordered after retired it",
+                            op_title(op_), thread, bytes_text(h.first, h.last), op_name(s.op), s.group)
+              : fmt::format("{}: thread {} writes {}, the source of {} (thread {}), before a bulk.wait_group_read "
+                            "of that thread covered the store",
+                            op_title(op_), thread, bytes_text(h.first, h.last), op_name(s.op), s.issuer);
+    cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
+                     {{"buffer", buffer_}, {"thread", std::to_string(thread)},
+                      {wgmma ? "mma_op" : "store_op", std::to_string(s.op)},
+                      {"first_byte", std::to_string(h.first - base_)}, {"last_byte", std::to_string(h.last - base_)}});
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,154 @@
+#include "model/sm/tma_engine.h"
+
+#include <fmt/format.h>
+
+#include "model/sm/cluster_fabric.h"
+#include "model/sm/cta_module.h"
+#include "model/core/sim_time.h"
+#include "model/copy/request_bytes.h"
+
+namespace tmasim::model {
+
+namespace {
+std::map<std::string, std::string> request_detail(const TmaRequest& r) {
+    return {{"bytes", std::to_string(r.bytes)}, {"tensor", r.tensor}};
+}
+}  // namespace
+
+TmaEngine::TmaEngine(sc_core::sc_module_name name, CtaModule& cta)
+    : sc_core::sc_module(name), cta_(cta) {
+    SC_THREAD(port_thread);
+    SC_THREAD(landing_thread);
+}
+
+void TmaEngine::submit(TmaRequest r, int64_t fixed_latency) {
+    queue_.emplace_back(std::move(r), fixed_latency);
+    queued_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void TmaEngine::wake_for_abort() {
+    queued_.notify(sc_core::SC_ZERO_TIME);
+    landing_.wake();
+    progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool TmaEngine::run_aborted() const { return cta_.run().aborted; }
+
+int64_t TmaEngine::latency_for(const TmaRequest& r) {
+    // Every range is touched (and so left resident), even when an earlier one missed.
+    bool resident = true;
+    for (const auto& [first, last] : bytes_of(r).residency_ranges())
+        resident = cta_.run().global.touch(r.tensor, first, last) && resident;
+    const TimingParams& tp = cta_.run().timing;
+    // Stores (reduces and scatters too) are absorbed by L2 (write-back); loads and
+    // prefetches pay HBM latency on lines not seen yet, and leave them resident.
+    const bool from_l2 = resident || writes_global(r.kind);
+    return whole_cycles(from_l2 ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
+}
+
+RequestBytes TmaEngine::bytes_of(const TmaRequest& r) { return RequestBytes(r, cta_.run().global.tensor(r.tensor)); }
+
+std::vector<uint8_t> TmaEngine::read_source(const TmaRequest& r) {
+    if (loads_smem(r.kind)) return bytes_of(r).read_global(cta_.run().global.bytes(r.tensor));
+    return bytes_of(r).read_smem(cta_.smem());
+}
+
+void TmaEngine::port_thread() {
+    try {
+        port_loop();
+    } catch (const std::exception& e) {
+        engine_fault(port_active_, e);
+    }
+}
+
+void TmaEngine::landing_thread() {
+    try {
+        landing_loop();
+    } catch (const std::exception& e) {
+        engine_fault(landing_active_, e);
+    }
+}
+
+void TmaEngine::engine_fault(const TmaRequest* active, const std::exception& e) {
+    // Requests are checked at issue, so this is a model bug or an unchecked input:
+    // report it as a fault of the op being moved rather than crash the process.
+    if (active && active->op) cta_.fault(*active->op, active->site, e.what());
+}
+
+void TmaEngine::port_loop() {
+    for (;;) {
+        while (queue_.empty() && !run_aborted()) sc_core::wait(queued_);
+        if (run_aborted()) return;
+        InFlight f{std::move(queue_.front().first), {}};
+        const int64_t fixed_latency = queue_.front().second;
+        queue_.pop_front();
+        const TmaRequest& r = f.req;
+        port_active_ = &r;
+        const int64_t start = now_cycles();
+        cta_.run().log.add_model_only(r.site, "tma_start", start, request_detail(r));
+        const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r);
+        if (loads_smem(r.kind)) f.payload = read_source(r);
+        // The port streams the request's bytes; the next request waits for it, latency does not.
+        const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
+        sc_core::wait(cycles(transfer));
+        if (run_aborted()) return;
+        if (writes_global(r.kind)) {
+            f.payload = read_source(r);
+            cta_.groups().mark_read(r.bulk_token);
+            cta_.run().tensormaps.end_read(r.tensormap_reader);  // wait_group.read covers the map read too (C19)
+            cta_.run().log.add_model_only(r.site, "bulk_read_done", now_cycles(), request_detail(r));
+            progress_.notify(sc_core::SC_ZERO_TIME);
+        }
+        port_active_ = nullptr;
+        landing_.push(start + latency + transfer, std::move(f));
+    }
+}
+
+void TmaEngine::landing_loop() {
+    for (;;) {
+        std::optional<InFlight> f = landing_.next_due([this] { return run_aborted(); });
+        if (!f) return;
+        landing_active_ = &f->req;
+        land(*f);
+        landing_active_ = nullptr;
+    }
+}
+
+void TmaEngine::land(InFlight& f) {
+    const TmaRequest& r = f.req;
+    RunContext& run = cta_.run();
+    if (is_prefetch(r.kind)) {
+        run.log.add_model_only(r.site, "prefetch_done", now_cycles(), request_detail(r));
+        run.tensormaps.end_read(r.tensormap_reader);
+        return;
+    }
+    if (loads_smem(r.kind)) {
+        // The bytes are signed by the TMA agent of the barrier they complete on, so only
+        // the waiters of that phase know them (AsyncWriteRegistry).
+        const int agent = cta_.tracker().tma_agent(r.barrier);
+        bytes_of(r).write_smem(f.payload, cta_.smem());
+        run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
+        run.tensormaps.end_read(r.tensormap_reader);
+        // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
+        // box, OOB fill included (A6). A phase that completes on an early chunk publishes
+        // only the chunks before it, so readers of the later ones race (race.early_pass).
+        for (const TmaRequest::Chunk& c : r.chunks) {
+            const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
+            cta_.async_writes().landed(c.write_id, landed);
+            if (Cluster* cl = cluster_of(cta_))
+                cl->tma_landed(cta_, r.barrier, r.site.op, r.cluster_time, c.first, c.last - c.first + 1);
+            if (!cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, c.credit, r.thread, *r.op,
+                                     r.site))
+                break;  // the barrier refused the credit (a reported fault or hazard)
+        }
+        return;
+    }
+    // Reduces combine into global memory here, when they land: the element operations
+    // happen at L2, after the source was read on the port.
+    bytes_of(r).write_global(f.payload, run.global.bytes(r.tensor));
+    cta_.groups().mark_written(r.bulk_token);
+    run.log.add_model_only(r.site, "bulk_write_done", now_cycles(), request_detail(r));
+    progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+}  // namespace tmasim::model

@@ -1,0 +1,236 @@
+#include "model/sm/warp_process.h"
+
+#include <fmt/format.h>
+
+#include "model/sm/cluster_fabric.h"
+#include "model/sm/cp_async_unit.h"
+#include "model/sm/cta_module.h"
+#include "model/core/hazard_rules.h"
+#include "model/core/op_text.h"
+#include "model/core/sim_time.h"
+
+namespace tmasim::model {
+
+WarpProcess::WarpProcess(CtaModule& cta, int warp) : cta_(cta), warp_(warp) {
+    env_["cta"] = cta.index();
+    env_["rank"] = cta.index() % cta.run().scenario.launch.cluster_size();  // %cluster_ctarank
+}
+
+void WarpProcess::run() {
+    try {
+        spend(cta_.run().timing.kernel_prologue_cycles);
+        exec_ops(cta_.run().scenario.program);
+    } catch (const RunAborted&) {
+        return;  // torn down after a hang or a fault: not "finished"
+    } catch (const std::exception& e) {
+        // Bad runtime values (an index outside an array, a copy outside its tensor,
+        // division by zero in an expression) end the run like a device fault would.
+        if (current_) cta_.fault(*current_, site(*current_, 0), e.what());
+        return;
+    }
+    finished_ = true;
+    blocked_ = {};
+    cta_.warp_exited(warp_);
+}
+
+void WarpProcess::exec_ops(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+        if (cta_.run().aborted) throw RunAborted{};
+        if (op.kind == OpKind::loop) {
+            current_ = &op;
+            const int64_t n = eval(op.loop_count, 0);
+            for (int64_t i = 0; i < n; ++i) {
+                env_[op.var] = i;
+                iters_.push_back(i);
+                exec_ops(op.body);
+                iters_.pop_back();
+            }
+            env_.erase(op.var);
+            continue;
+        }
+        current_ = &op;
+        // The device executor times every op it runs with two %globaltimer reads and a
+        // trace record; the model predicts that instrumented kernel, so it pays the same.
+        if (exec(op)) spend(cta_.run().timing.trace_probe_cycles);
+    }
+}
+
+std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
+    std::vector<int> lanes;
+    for (int l = 0; l < 32; ++l)
+        if (thread(l) < cta_.num_threads() && op.by.includes(thread(l))) lanes.push_back(l);
+    return lanes;
+}
+
+std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {
+    using K = Selector::Kind;
+    if (op.by.kind == K::thread || op.by.kind == K::elected) return lanes;
+    return {0};
+}
+
+EventSite WarpProcess::site(const Op& op, int lane) const {
+    return EventSite{op.id, iters_, cta_.index(), warp_, lane};
+}
+
+void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
+                       const std::map<std::string, std::string>& detail) {
+    const int64_t t = now_cycles();
+    for (int l : ev_lanes) cta_.run().log.add(site(op, l), kind, t, detail);
+}
+
+void WarpProcess::spend(double config_cycles) {
+    const int64_t n = whole_cycles(config_cycles);
+    if (n > 0) sc_core::wait(cycles(n));
+    if (cta_.run().aborted) throw RunAborted{};
+}
+
+void WarpProcess::block_until(sc_core::sc_event& ev, const std::function<bool()>& done,
+                              BlockedAt why) {
+    while (!done()) {
+        blocked_ = why;
+        sc_core::wait(ev);
+        if (cta_.run().aborted) throw RunAborted{};
+    }
+    blocked_ = {};
+}
+
+int64_t WarpProcess::eval(const Expr& e, int64_t fallback) const {
+    return e.empty() ? fallback : e.eval_int(env_);
+}
+
+int WarpProcess::barrier_index(const Op& op) const {
+    const bool indexed = !op.barrier.index.empty();
+    return cta_.barriers().index_of(op.barrier.name, indexed ? eval(op.barrier.index, 0) : 0, indexed);
+}
+
+void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    emit(op, ev, EventKind::wait_begin);
+    const int b = barrier_index(op);
+    BarrierSlot& slot = cta_.barriers().at(b);
+    const int64_t parity = eval(op.parity, 0);
+    bool waited = false;
+    if (!slot.state.live()) {
+        cta_.hazard(op, site(op, ev.front()), "mbarrier.uninit",
+                    fmt::format("{}: wait on barrier {} that is not initialised "
+                                "[PTX 9.7.13.15; semantics.md A3]", op_title(op), slot.name),
+                    {{"barrier", slot.name}});
+    } else {
+        check_parity_alias(op, lanes, b, parity);
+        BlockedAt why{BlockedAt::Kind::mbarrier_wait, &op, iters_, b, parity};
+        block_until(slot.changed, [&] {
+            bool done = !slot.state.live() || slot.state.test_wait(parity);
+            waited = waited || !done;
+            return done;
+        }, why);
+        const int64_t phase = slot.observed_phase(parity);
+        // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
+        if (slot.state.live() && phase >= 0) {
+            for (int l : lanes) slot.observed_by.at(thread(l)) = std::max(slot.observed_by.at(thread(l)), phase);
+            slot.observed_through = std::max(slot.observed_through, phase);
+        }
+        auto it = slot.released.find(phase);
+        if (it != slot.released.end())
+            for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
+        if (Cluster* c = cluster_of(cta_)) {
+            std::vector<int> threads;
+            for (int l : lanes) threads.push_back(thread(l));
+            c->on_barrier_acquired(cta_, b, phase, threads);
+        }
+    }
+    const TimingParams& tp = cta_.run().timing;
+    // A try_wait that finds its phase complete still takes mbarrier_wait_ready_cycles on the
+    // H200 (not one issue slot): the instruction's round trip to the barrier in shared memory.
+    spend(waited ? tp.mbarrier_wait_resume_cycles : tp.mbarrier_wait_ready_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_sync(const Op& op) {
+    const std::vector<int> ev{0};
+    emit(op, ev, EventKind::wait_begin);
+    const uint64_t gen = cta_.sync_arrive(warp_);
+    block_until(cta_.sync_event(), [&] { return cta_.sync_passed(gen); },
+                BlockedAt{BlockedAt::Kind::sync, &op, iters_, -1, 0});
+    spend(cta_.run().timing.sync_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    emit(op, ev, EventKind::wait_begin);
+    const int64_t n = eval(op.n, 0);
+    const bool read_only = op.kind == OpKind::bulk_wait_group_read;
+    bool waited = false;
+    block_until(cta_.engine().progress(), [&] {
+        for (int l : lanes)
+            if (!cta_.groups().wait_satisfied(thread(l), n, read_only)) {
+                waited = true;
+                return false;
+            }
+        return true;
+    }, BlockedAt{BlockedAt::Kind::bulk_wait, &op, iters_, -1, 0});
+    // The wait covers the older groups' stores: their sources (and without .read their
+    // global results) are now the thread's to reuse (C19).
+    for (int l : lanes) {
+        const std::vector<int> tokens = cta_.groups().covered_tokens(thread(l), n);
+        if (!tokens.empty()) cta_.bulk_stores().covered(tokens, read_only, cta_.tracker().advance(thread(l)));
+    }
+    const TimingParams& tp = cta_.run().timing;
+    spend(waited ? tp.bulk_wait_resume_cycles : tp.issue_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::op_cp_wait(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    emit(op, ev, EventKind::wait_begin);
+    // cp.async.wait_all is cp.async.commit_group followed by cp.async.wait_group 0.
+    const bool all = op.kind == OpKind::cp_async_wait_all;
+    const int64_t n = all ? 0 : eval(op.n, 0);
+    if (all)
+        for (int l : lanes) cta_.cp_groups().commit(thread(l));
+    bool waited = false;
+    block_until(cta_.cp_unit().progress(), [&] {
+        for (int l : lanes)
+            if (!cta_.cp_groups().wait_satisfied(thread(l), n)) {
+                waited = true;
+                return false;
+            }
+        return true;
+    }, BlockedAt{BlockedAt::Kind::cp_async_wait, &op, iters_, -1, 0});
+    // The covered copies become visible to this thread only (C20).
+    for (int l : lanes) {
+        const int t = thread(l);
+        const std::vector<int> tokens = cta_.cp_groups().covered_tokens(t, n);
+        if (tokens.empty()) continue;
+        const uint32_t cluster_time = cta_.async_writes().wait_covered(t, tokens, cta_.tracker().advance(t));
+        if (Cluster* c = cluster_of(cta_)) c->cp_async_covered(cta_, t, cluster_time);
+        cta_.tracker().cp_async_waited(t, cta_.cp_groups().covered_time(t, n));
+    }
+    const TimingParams& tp = cta_.run().timing;
+    spend(waited ? tp.cp_async_wait_resume_cycles : tp.issue_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
+void WarpProcess::check_parity_alias(const Op& op, const std::vector<int>& lanes, int b, int64_t parity) {
+    // A8: the parity names the thread's next phase with that parity after the last one it
+    // observed. If that phase is two or more behind the barrier's current phase, the parity
+    // aliases a newer phase: the wait returns for (or waits on) the wrong one.
+    BarrierSlot& slot = cta_.barriers().at(b);
+    const int64_t current = slot.state.phase();
+    for (int l : lanes) {
+        const int64_t last = slot.observed_by.at(thread(l));
+        const int64_t intended = ((last + 1) & 1) == (parity & 1) ? last + 1 : last + 2;
+        if (intended > current - 2) continue;
+        cta_.hazard_once(op, site(op, l), "mbarrier.parity_alias",
+                         HazardRules::message("mbarrier.parity_alias",
+                                              fmt::format("{}: thread {} waits on barrier {} with parity {} for phase "
+                                                          "{}, but the barrier is already in phase {}",
+                                                          op_title(op), thread(l), slot.name, parity & 1, intended,
+                                                          current)),
+                         {{"barrier", slot.name}, {"intended_phase", std::to_string(intended)},
+                          {"current_phase", std::to_string(current)}});
+        return;
+    }
+}
+
+}  // namespace tmasim::model

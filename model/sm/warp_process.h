@@ -1,0 +1,84 @@
+#pragma once
+// One warp executing the scenario program: control flow (loops, `by` selectors),
+// per-op events and costs, and the blocking waits. Each op is executed by the warp's
+// lanes that the selector includes; warps with no such lane skip the op.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/core/event_log.h"
+#include "scenarios/expr.h"
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::model {
+
+class CtaModule;
+
+// What a warp is blocked on, for hang reports.
+struct BlockedAt {
+    enum class Kind { none, mbarrier_wait, sync, bulk_wait, cp_async_wait, cluster_wait };
+    Kind kind = Kind::none;
+    const Op* op = nullptr;
+    std::vector<int64_t> iters;
+    int barrier = -1;
+    int64_t parity = 0;
+};
+
+class WarpProcess {
+public:
+    WarpProcess(CtaModule& cta, int warp);
+
+    void run();  // body of the warp's SC_THREAD
+    int warp() const { return warp_; }
+    bool finished() const { return finished_; }
+    const BlockedAt& blocked() const { return blocked_; }
+
+    // The warp context the op families (model/ops/) run an op with: its CTA, the values of
+    // the program's variables, its events, its costs and its blocking waits.
+    CtaModule& cta() const { return cta_; }
+    const Expr::IntEnv& env() const { return env_; }  // loop variables, cta, rank
+    const std::vector<int64_t>& iters() const { return iters_; }  // the enclosing loops' iterations
+    int thread(int lane) const { return warp_ * 32 + lane; }
+    int64_t eval(const Expr& e, int64_t fallback) const;  // over env(); `fallback` when empty
+    int barrier_index(const Op& op) const;                // the op's barrier in this CTA
+    // Lanes that get events: each executing lane for single-thread selectors, else lane 0.
+    std::vector<int> event_lanes(const Op& op, const std::vector<int>& lanes) const;
+    EventSite site(const Op& op, int lane) const;
+    void emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
+              const std::map<std::string, std::string>& detail = {});
+    void spend(double config_cycles);
+    void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
+
+private:
+    void exec_ops(const std::vector<Op>& ops);
+    // Runs one op if any lane of this warp executes it; false when the warp skips it
+    // (model/ops/warp_dispatch.cpp: the switch over the op families).
+    bool exec(const Op& op);
+    std::vector<int> executing_lanes(const Op& op) const;
+
+    void op_barrier(const Op& op, const std::vector<int>& lanes);
+    void op_wait(const Op& op, const std::vector<int>& lanes);
+    void op_sync(const Op& op);
+    void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
+    void op_cp_wait(const Op& op, const std::vector<int>& lanes);
+    void op_cp_arrive(const Op& op, const std::vector<int>& lanes);
+    void check_parity_alias(const Op& op, const std::vector<int>& lanes, int barrier, int64_t parity);
+    // Runs a per-thread op (ThreadAccess); returns its cycles and fills the events' detail.
+    double per_thread_op(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev,
+                         std::map<std::string, std::string>& detail);
+
+    CtaModule& cta_;
+    int warp_;
+    bool finished_ = false;
+    BlockedAt blocked_;
+    Expr::IntEnv env_;
+    std::vector<int64_t> iters_;
+    const Op* current_ = nullptr;
+};
+
+}  // namespace tmasim::model

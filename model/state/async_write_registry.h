@@ -1,0 +1,81 @@
+#pragma once
+// Asynchronous writes into one CTA's shared memory (TMA/bulk loads and cp.async) and
+// the races of generic accesses with them (semantics.md C17, C20, A4).
+//
+// A write is registered when it is issued and signed with its agent's clock when its
+// bytes land (ProxyTracker agents). A generic access by thread T to its bytes is safe
+// only once T knows the agent at that time: through the mbarrier phase the TMA bytes
+// completed in, or through T's own cp.async wait (then a barrier for other threads).
+// Before that, the access races with the write, landed or not: which bytes T sees
+// depends on timing the program does not control. The race is classified so the report
+// says what went wrong:
+//   race.early_pass          T passed a wait on the write's mbarrier, but the phase it
+//                            observed completed without these bytes (arrivals alone, or
+//                            cp.async arrivals landing in the next phase);
+//   race.read_before_complete  T touched TMA bytes without observing their phase;
+//   race.cp_async_pending    T's own cp.async, its group not covered by T's waits;
+//   race.cp_async_unwaited   another thread's cp.async, no barrier after its wait.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/state/proxy_tracker.h"
+
+namespace tmasim::model {
+
+struct AsyncWrite {
+    enum class Kind { tma, cp_async };
+    Kind kind = Kind::tma;
+    int64_t first = 0, last = 0;  // CTA shared-memory bytes
+    int agent = -1;               // ProxyTracker agent that signs the landing
+    uint32_t landed = 0;          // agent time of the landing; 0 while in flight
+    int op = -1;
+    int issuer = 0;               // thread that issued it
+    int barrier = -1;             // TMA: the mbarrier it signals; cp.async: its thread's
+                                  // cp.async.mbarrier.arrive target, once there is one
+    int64_t issue_phase = 0;      // TMA: the barrier's current phase at issue
+    int token = -1;               // cp.async: its CpAsyncGroups token
+    uint32_t wait_covered = 0;    // cp.async: issuer's clock at the group wait covering it
+    uint32_t cluster_time = 0;    // cp.async in a cluster: its agent's ClusterClock time at issue
+};
+
+// What the registry needs to know about mbarriers, without depending on SystemC.
+struct BarrierObservations {
+    // Latest phase of `barrier` that `thread` observed with a wait (-1: none).
+    std::function<int64_t(int thread, int barrier)> observed;
+    // Bytes (summed expect_tx) the completed `phase` of `barrier` waited for.
+    std::function<int64_t(int barrier, int64_t phase)> phase_bytes;
+};
+
+struct AsyncRace {
+    std::string rule;
+    AsyncWrite write;
+};
+
+class AsyncWriteRegistry {
+public:
+    int add(const AsyncWrite& w);                 // returns the write's id
+    void landed(int id, uint32_t agent_time);
+    // The thread's cp.async copies with no barrier yet now signal `barrier` (C20).
+    void attach_barrier(int thread, int barrier);
+    // The issuer's cp.async wait (at its clock `tick`) covered these copies. Returns the
+    // latest cluster_time among them (0: none), which the cluster's clock learns.
+    uint32_t wait_covered(int thread, const std::vector<int>& tokens, uint32_t tick);
+    // The race of a generic access by `thread` to bytes [first, last], if any.
+    std::optional<AsyncRace> check(int thread, int64_t first, int64_t last, const ProxyTracker& tracker,
+                                   const BarrierObservations& barriers) const;
+    // Drops writes every thread knows (they can no longer race) once the list grows.
+    void prune(const ProxyTracker& tracker);
+    size_t size() const { return writes_.size(); }
+
+private:
+    static bool known(int thread, const AsyncWrite& w, const ProxyTracker& tracker);
+    std::string classify(int thread, const AsyncWrite& w, const BarrierObservations& barriers) const;
+
+    std::vector<std::pair<int, AsyncWrite>> writes_;  // id, write; in issue order
+    int next_id_ = 0;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,60 @@
+#pragma once
+// The mbarriers of one CTA, each with the event its waiters block on and the vector
+// clocks its phases release (release-arrive -> acquire-wait edges for ProxyTracker).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/state/mbarrier.h"
+#include "model/state/proxy_tracker.h"
+#include "scenarios/ir.h"
+#include "scenarios/layout.h"
+
+namespace tmasim::model {
+
+struct BarrierSlot {
+    std::string name;       // "bar" or "full[1]"
+    std::string decl;       // the declared name: "full"
+    int64_t smem_offset = 0;
+    Mbarrier state;
+    VectorClock releasing;                      // joined by this phase's arrivals so far
+    std::map<int64_t, VectorClock> released;    // completed phase -> what it publishes
+    sc_core::sc_event changed;                  // any arrive / tx / flip
+    // Which phases waits have observed (A8, A9): per thread the latest, and over all.
+    std::vector<int64_t> observed_by;
+    int64_t observed_through = -1;
+    int64_t unobserved_reported = -1;           // phase already reported (A9), once each
+    std::map<int64_t, int64_t> phase_bytes;     // completed phase -> its expect_tx sum
+    void reset_observations();
+
+    // The phase a wait on `parity` observes once it returns true: the latest completed
+    // phase with that parity (A8), or -1 when none has completed.
+    int64_t observed_phase(int64_t parity) const;
+};
+
+class BarrierSet {
+public:
+    BarrierSet(const Scenario& s, const SharedLayout& layout);
+
+    // Index of name[index] (index ignored for a plain barrier); throws std::out_of_range.
+    int index_of(const std::string& name, int64_t index, bool indexed) const;
+    BarrierSlot& at(int i) { return *slots_.at(i); }
+    const BarrierSlot& at(int i) const { return *slots_.at(i); }
+    int size() const { return static_cast<int>(slots_.size()); }
+    void notify_all();
+
+private:
+    struct Decl {
+        int first = 0;
+        int64_t count = 1;
+        bool array = false;
+    };
+    std::map<std::string, Decl> decls_;
+    std::vector<std::unique_ptr<BarrierSlot>> slots_;  // sc_event cannot move
+};
+
+}  // namespace tmasim::model

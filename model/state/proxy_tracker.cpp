@@ -1,0 +1,129 @@
+#include "model/state/proxy_tracker.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace tmasim::model {
+
+ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers)
+    : threads_(num_threads),
+      clock_(2 * num_threads + num_barriers, 0),
+      known_(clock_.size(), VectorClock(clock_.size(), 0)),
+      fences_(num_threads),
+      cp_waited_(num_threads, 0),
+      known_at_fence_(num_threads),
+      granules_((smem_bytes + kGranule - 1) / kGranule) {}
+
+uint32_t ProxyTracker::tick(int agent) {
+    uint32_t t = ++clock_.at(agent);
+    known_[agent][agent] = t;
+    return t;
+}
+
+void ProxyTracker::cp_async_waited(int thread, uint32_t time) {
+    cp_waited_.at(thread) = std::max(cp_waited_.at(thread), time);
+}
+
+void ProxyTracker::generic_write(int thread, int64_t offset, int64_t bytes, int op) {
+    uint32_t t = tick(thread);
+    for (int64_t g = offset / kGranule; g * kGranule < offset + bytes; ++g)
+        granules_.at(g) = Granule{Proxy::generic, thread, t, op};
+}
+
+uint32_t ProxyTracker::async_write(int64_t offset, int64_t bytes, int op, int agent) {
+    const uint32_t t = agent >= 0 ? tick(agent) : 0;
+    for (int64_t g = offset / kGranule; g * kGranule < offset + bytes; ++g)
+        granules_.at(g) = Granule{Proxy::async, agent, t, op};
+    return t;
+}
+
+void ProxyTracker::fence_proxy_async(int thread) {
+    const uint32_t t = tick(thread);
+    const uint32_t cp_seen = std::max(cp_waited_[thread], known_[thread][cp_agent(thread)]);
+    fences_.at(thread).push_back(Fence{t, cp_seen});
+    known_at_fence_[thread] = known_[thread];
+}
+
+void ProxyTracker::join(VectorClock& into, const VectorClock& from) {
+    for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
+}
+
+void ProxyTracker::cta_sync(const std::vector<int>& threads) {
+    VectorClock all = empty_clock();
+    for (int t : threads) {
+        tick(t);
+        join(all, known_.at(t));
+    }
+    for (int t : threads) {
+        // Keep the own entry equal to the own clock: the join already holds it.
+        known_[t] = all;
+    }
+}
+
+void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
+    tick(thread);
+    if (accumulated.size() != clock_.size()) accumulated = empty_clock();
+    join(accumulated, known_.at(thread));
+}
+
+void ProxyTracker::acquire(int thread, const VectorClock& released) {
+    if (released.size() != clock_.size()) return;
+    uint32_t own = clock_.at(thread);
+    join(known_[thread], released);
+    known_[thread][thread] = own;
+}
+
+bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
+    // (a) the writer's first fence after the write, then a sync edge from after it. A
+    // cp.async write is the issuing thread's once its fence has seen the copy land.
+    const bool by_cp_unit = g.thread >= threads_;
+    const int owner = by_cp_unit ? g.thread - threads_ : g.thread;
+    const auto& wf = fences_[owner];
+    auto first_after = std::find_if(wf.begin(), wf.end(), [&](const Fence& f) {
+        return by_cp_unit ? f.cp_seen >= g.time : f.time > g.time;
+    });
+    if (first_after != wf.end() && known_[issuer][owner] >= first_after->time) return true;
+    // (b) the issuer fenced while the write was already visible to it.
+    const auto& at_fence = known_at_fence_[issuer];
+    return !at_fence.empty() && at_fence[g.thread] >= g.time;
+}
+
+std::optional<ProxyViolation> ProxyTracker::check_async_read(int issuer, int64_t offset,
+                                                             int64_t bytes) const {
+    if (bytes <= 0) return std::nullopt;
+    std::optional<ProxyViolation> v;
+    std::set<int> threads, ops;
+    for (int64_t g = offset / kGranule; g * kGranule < offset + bytes; ++g) {
+        const Granule& gr = granules_.at(g);
+        if (gr.proxy != Proxy::generic || write_is_fenced(issuer, gr)) continue;
+        if (!v) {
+            v = ProxyViolation{};
+            v->first_byte = std::max(offset, g * kGranule);
+        }
+        v->last_byte = std::min(offset + bytes, (g + 1) * kGranule) - 1;
+        threads.insert(gr.thread);
+        ops.insert(gr.op);
+    }
+    if (v) {
+        v->threads.assign(threads.begin(), threads.end());
+        v->ops.assign(ops.begin(), ops.end());
+    }
+    return v;
+}
+
+std::string format_id_ranges(const std::vector<int>& ids) {
+    std::string out;
+    for (size_t i = 0; i < ids.size();) {
+        size_t j = i;
+        while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+        if (!out.empty()) out += ",";
+        out += j == i ? fmt::format("{}", ids[i]) : fmt::format("{}-{}", ids[i], ids[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+}  // namespace tmasim::model
