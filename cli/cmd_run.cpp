@@ -10,6 +10,7 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
+#include "cli/teaching.h"
 #include "model/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/summary.h"
@@ -108,7 +109,11 @@ int run(RunArgs& a) {
 
     OpNames names = op_names_of(scenario);
     if (!a.output.empty()) write_trace_file(result, a.output, names);
-    if (!a.quiet) print_summary(result, std::cout, names);
+    if (!a.quiet) {
+        print_summary(result, std::cout, names);
+        print_teaching(scenario, result, std::cout);
+        std::cout << '\n';
+    }
 
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (check.passed) {
