@@ -19,5 +19,5 @@ err=$("$prefix/bin/tmasim" run "$prefix/share/tmasim/catalog/guide/tma_2d_load_m
 echo "$err" | grep -q "unknown arch 'h100-sxm' (no $prefix/share/tmasim/arch/h100-sxm.yaml)"
 mv "$prefix/h100-sxm.yaml.hidden" "$prefix/share/tmasim/arch/h100-sxm.yaml"
 out=$("$prefix/bin/tmasim" run "$prefix/share/tmasim/catalog/teach/07_store_no_fence.yaml" --backend model 2>&1 || true)
-echo "$out" | grep -q "expect:      hazard proxy.generic_to_async: PASS"
+echo "$out" | grep -q "expect:      hazard proxy.generic_to_async at op 'store': PASS"
 echo "installed tmasim ran the catalog from / (prefix $prefix)"
