@@ -10,6 +10,7 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
+#include "cli/teaching.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/summary.h"
@@ -123,8 +124,12 @@ int run(RunArgs& a) {
 
     OpNames names = op_names_of(scenario);
     if (!a.output.empty()) write_trace_file(result, a.output, names);
-    if (!a.quiet) print_summary(result, std::cout, names);
-    if (!a.quiet && on_device) print_kernel_time(result.provenance);
+    if (!a.quiet) {
+        print_summary(result, std::cout, names);
+        if (on_device) print_kernel_time(result.provenance);
+        print_teaching(scenario, result, std::cout);
+        std::cout << '\n';
+    }
 
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (check.passed) {

@@ -21,5 +21,6 @@ void add_diff_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_codegen_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
+void add_explain_command(CLI::App& app, Action& action);
 
 }  // namespace tmasim::cli

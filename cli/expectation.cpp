@@ -49,6 +49,8 @@ ExpectationCheck check_expectation(const Scenario& s, const RunResult& r, bool o
     const Expectation& want = s.expect;
     ExpectationCheck c;
     c.expected = describe_expect(want);
+    // No `expect` in the file means ok; say so, so a hazard's FAIL is not a riddle.
+    if (want.loc.line == 0) c.expected += " (the scenario has no `expect`; ok is assumed)";
     c.got = describe_result(s, r);
 
     if (on_device && want.outcome == Outcome::hazard) {

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     add_export_command(app, action);
     add_codegen_command(app, action);
     add_bench_command(app, action);
+    add_explain_command(app, action);
 
     try {
         app.parse(argc, argv);

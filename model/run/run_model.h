@@ -10,11 +10,15 @@
 
 namespace tmasim::model {
 
+// Where the arch configs are: $TMASIM_ARCH_DIR, else <exe>/../share/tmasim/arch when it
+// exists (an installed tmasim), else the source tree's model/arch (a build tree).
+std::string default_arch_dir();
+
 struct ModelOptions {
     // A file <arch_dir>/<arch>.yaml; empty: the scenario's own GPU generation (h100-sxm for
     // sm_90, b200 for sm_100).
     std::string arch;
-    std::string arch_dir = TMASIM_ARCH_DIR;
+    std::string arch_dir = default_arch_dir();
     uint64_t seed = 0;                     // recorded in the provenance; the model is deterministic
 };
 

@@ -1,0 +1,97 @@
+// Every citation resolves inside the repository: a document named in code, configs or
+// scenarios exists in the tree, and each "semantics.md <section>" names a section of the
+// project's own rule reference.
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kRoot = TMASIM_SOURCE_DIR;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+bool cites_scanned(const fs::path& p) {
+    static const std::set<std::string> kinds = {".cpp", ".h", ".cu", ".cuh", ".yaml", ".py", ".sh", ".md"};
+    return kinds.count(p.extension().string()) > 0;
+}
+
+// The repository's own files, outside build trees and recorded hardware traces (data).
+std::vector<fs::path> repo_files() {
+    std::vector<fs::path> files;
+    for (const char* top : {"model", "device", "scenarios", "traces", "cli", "tests", "docs"}) {
+        if (!fs::exists(kRoot / top)) continue;
+        for (auto it = fs::recursive_directory_iterator(kRoot / top); it != fs::recursive_directory_iterator(); ++it) {
+            if (it->is_directory() && it->path().filename() == "recorded") {
+                it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_regular_file() && cites_scanned(it->path())) files.push_back(it->path());
+        }
+    }
+    files.push_back(kRoot / "README.md");
+    return files;
+}
+
+std::set<std::string> markdown_names() {
+    std::set<std::string> names;
+    for (auto it = fs::recursive_directory_iterator(kRoot); it != fs::recursive_directory_iterator(); ++it) {
+        const std::string name = it->path().filename().string();
+        if (it->is_directory() && (name == ".git" || name.rfind("build", 0) == 0)) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file() && it->path().extension() == ".md") names.insert(name);
+    }
+    return names;
+}
+}  // namespace
+
+TEST_CASE("every markdown document the repository cites is in the repository", "[docs]") {
+    const std::set<std::string> present = markdown_names();
+    const std::regex cited(R"(([A-Za-z0-9_-]+)\.md\b)");
+    std::set<std::string> missing;
+    for (const fs::path& f : repo_files()) {
+        const std::string text = slurp(f);
+        for (std::sregex_iterator m(text.begin(), text.end(), cited), end; m != end; ++m)
+            if (!present.count((*m)[1].str() + ".md")) missing.insert((*m)[0].str() + " in " + f.string());
+    }
+    INFO([&] {
+        std::string all;
+        for (const auto& m : missing) all += m + "\n";
+        return all;
+    }());
+    CHECK(missing.empty());
+}
+
+TEST_CASE("every semantics.md section cited exists in docs/semantics.md", "[docs]") {
+    const std::string doc = slurp(kRoot / "docs/semantics.md");
+    REQUIRE(!doc.empty());
+    const std::regex cite(R"(semantics\.md ((?:[A-H][0-9]+(?:, )?)+))");
+    const std::regex section(R"([A-H][0-9]+)");
+    std::set<std::string> missing;
+    size_t citations = 0;
+    for (const fs::path& f : repo_files()) {
+        const std::string text = slurp(f);
+        for (std::sregex_iterator m(text.begin(), text.end(), cite), end; m != end; ++m) {
+            const std::string ids = (*m)[1].str();
+            for (std::sregex_iterator s(ids.begin(), ids.end(), section), e2; s != e2; ++s) {
+                ++citations;
+                if (doc.find("**" + s->str() + ". ") == std::string::npos) missing.insert(s->str() + " in " + f.string());
+            }
+        }
+    }
+    INFO(citations << " citations");
+    CHECK(citations > 50);
+    CHECK(missing.empty());
+}
