@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     add_codegen_command(app, action);
     add_bench_command(app, action);
     add_explain_command(app, action);
+    add_schema_command(app, action);
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,106 @@
+#include "cli/scenario_schema.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/core/hazard_rules.h"
+#include "scenarios/enums.h"
+#include "scenarios/op_table.h"
+
+namespace tmasim::cli {
+namespace {
+
+using nlohmann::json;
+
+// "a, b, c" (the spelling of key lists and allowed_*() messages) -> ["a", "b", "c"].
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+        if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    }
+    return out;
+}
+
+json enum_of(const std::string& allowed) { return {{"enum", split_list(allowed)}}; }
+
+// Integers, expressions as strings ("i*32"), or lists of them: what the loader accepts for
+// a value the schema does not narrow further.
+json value() { return json::object(); }
+
+json closed_object(const json& properties, const std::vector<std::string>& required = {}) {
+    json o = {{"type", "object"}, {"additionalProperties", false}, {"properties", properties}};
+    if (!required.empty()) o["required"] = required;
+    return o;
+}
+
+json named_section(const json& entry) {
+    return {{"type", "object"}, {"additionalProperties", entry}};
+}
+
+json op_definition() {
+    std::vector<std::string> spellings;
+    json branches = json::array();
+    for (const OpInfo& info : kOpTable) {
+        spellings.push_back(info.spelling);
+        json props = {{"op", value()}, {"by", {{"type", "string"}}}, {"label", {{"type", "string"}}}};
+        for (const std::string& key : split_list(info.keys))
+            props[key] = key == "body" ? json{{"type", "array"}, {"items", {{"$ref", "#/definitions/op"}}}} : value();
+        branches.push_back({{"if", {{"properties", {{"op", {{"const", info.spelling}}}}}}},
+                            {"then", {{"properties", props}, {"additionalProperties", false}}}});
+    }
+    return {{"type", "object"},
+            {"required", {"op"}},
+            {"properties", {{"op", {{"enum", spellings}, {"description", "the op (scenarios/op_table.h)"}}}}},
+            {"allOf", branches}};
+}
+
+}  // namespace
+
+json scenario_schema() {
+    std::vector<std::string> rules;
+    for (const model::HazardRule& r : model::HazardRules::all()) rules.push_back(r.id);
+    const json init = {{"oneOf", json::array({{{"const", "iota"}},
+                                              closed_object({{"fill", {{"type", "number"}}}}),
+                                              closed_object({{"random", closed_object({{"seed", value()},
+                                                                                       {"min", value()},
+                                                                                       {"max", value()}})}})})}};
+    const json properties = {
+        {"scenario", {{"type", "string"}}},
+        {"summary", {{"type", "string"}, {"description", "why the scenario exists; tmasim run prints it"}}},
+        {"source", {{"type", "string"}}},
+        {"arch", {{"enum", {"sm_90", "sm_100"}}}},
+        {"launch", closed_object({{"grid", value()}, {"cluster", value()}, {"block", value()}})},
+        {"global", named_section(closed_object(
+                       {{"type", enum_of(allowed_dtypes())}, {"shape", value()}, {"init", init}}, {"type", "shape"}))},
+        {"tensormaps", named_section(closed_object({{"tensor", {{"type", "string"}}},
+                                                    {"box", value()},
+                                                    {"element_strides", value()},
+                                                    {"swizzle", enum_of(allowed_swizzles())},
+                                                    {"oob_fill", enum_of(allowed_oob_fills())},
+                                                    {"interleave", enum_of(allowed_interleaves())},
+                                                    {"location", enum_of(allowed_map_locations())}},
+                                                   {"tensor", "box"}))},
+        {"shared", named_section(closed_object(
+                       {{"type", enum_of(allowed_dtypes())}, {"shape", value()}, {"align", value()}, {"array", value()}},
+                       {"type", "shape"}))},
+        {"barriers", named_section(closed_object({{"array", value()}}))},
+        {"accumulators", named_section(closed_object({{"n", value()}}, {"n"}))},
+        {"program", {{"type", "array"}, {"minItems", 1}, {"items", {{"$ref", "#/definitions/op"}}}}},
+        {"expect", closed_object({{"outcome", enum_of(allowed_outcomes())},
+                                  {"rule", {{"enum", rules}}},
+                                  {"op", {{"type", "string"}}}},
+                                 {"outcome"})},
+    };
+    json schema = closed_object(properties, {"scenario", "program"});
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#";
+    schema["title"] = "tmasim scenario";
+    schema["description"] = "A tmasim scenario (scenarios/FORMAT.md). Generated by `tmasim schema`.";
+    schema["definitions"] = {{"op", op_definition()}};
+    return schema;
+}
+
+}  // namespace tmasim::cli
