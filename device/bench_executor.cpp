@@ -98,6 +98,14 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     launch.prepare(traced);
     const CUfunction none_fn = launch.load_other(untraced, kKernelName);
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
+    std::vector<std::pair<std::string, CUfunction>> extra;
+    if (o.experiments)
+        for (const char* define : {"TMASIM_TRACE_DIRECT", "TMASIM_TRACE_NO_STORE"})
+            extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
+                                                                              generate_kernel_source(s, TraceLevel::all),
+                                                                          target, o.cache_dir, define),
+                                                         kKernelName));
+    std::vector<std::vector<double>> extra_ms(extra.size());
     for (int i = 0; i < o.warmup; ++i) {
         launch.run();
         launch.run_other(none_fn);
@@ -109,6 +117,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         launch.run();
         all.push_back(launch.kernel_ms());
         ref.push_back(launch.run_other(ref_fn));
+        for (size_t k = 0; k < extra.size(); ++k) extra_ms[k].push_back(launch.run_other(extra[k].second));
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
     Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
@@ -121,6 +130,9 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     out << fmt::format("  traced:    {:9.4f} ms {:9.1f} GB/s\n", r.all_ms, gbs(r.all_ms));
     out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
     out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
+    for (size_t k = 0; k < extra.size(); ++k)
+        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].first, median(extra_ms[k]),
+                           median(extra_ms[k]) / r.none_ms);
     out.flush();
     return r;
 }

@@ -18,6 +18,9 @@ struct BenchOptions {
     int warmup = 2;
     int reps = 9;                            // timed launches of each variant; the median counts
     std::string cache_dir;
+    // Two more traced variants, to see where tracing's cost lies: every record straight to
+    // global memory (no shared-memory ring), and the clock reads without any record.
+    bool experiments = false;
 };
 
 // Prints the GPU, then per case and CTA count the three times, bandwidths and the lines

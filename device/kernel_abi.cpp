@@ -11,6 +11,15 @@ namespace {
 constexpr const char* kDeviceAbi = R"abi(
 struct alignas(64) TensorMapParam { unsigned long long v[16]; };  // a CUtensorMap, by value
 
+// PTX: st.shared.v4.u32 / ld.shared.v4.u32 (the trace ring; not volatile: the ring is the
+// tracer's own, and __syncwarp orders it between lanes)
+__device__ __forceinline__ void st_shared_v4_u32(unsigned addr, unsigned a, unsigned b, unsigned c, unsigned d) {
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" :: "r"(addr), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
+__device__ __forceinline__ void ld_shared_v4_u32(unsigned addr, unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr) : "memory");
+}
+
 struct DeviceRecord {
     unsigned long long clk;
     unsigned dur, meta;  // meta: kind | ended << 3 | lane << 4 | op << 9
@@ -25,17 +34,23 @@ struct DeviceStatus {
     unsigned long long hang_waited_ns;
 };
 
-// Where one warp's records go. Each warp owns a region of `capacity` records and a
-// warp-uniform slot counter that every lane advances after each op the warp records, so
-// recording is one plain (posted) 16-byte store: no atomic (a global atomic per record cost
-// ~700 cycles), no fence, no %globaltimer read (only entry and exit read it). A record that
-// does not fit is counted in a register and the count added to the status once, at exit.
+// Where one warp's records go. Each warp owns a region of `capacity` records in global
+// memory and a warp-uniform slot counter that every lane advances after each op the warp
+// records, so no slot is shared and no atomic is needed. Where shared memory allows, a
+// record is first one 16-byte shared store into the warp's ring of 32 (`ring`, a shared
+// address; 0: none), and the warp copies a full ring to global memory in one coalesced
+// store per lane when its counter crosses a multiple of 32: no global store, atomic, fence
+// or %globaltimer read sits between two timed ops. A record that does not fit its region
+// is counted in a register, and the count added to the status once, at exit.
+// (TMASIM_TRACE_DIRECT and TMASIM_TRACE_NO_STORE are the benchmark's --experiments
+// variants: every record straight to global memory, and no record written at all.)
 struct Tracer {
     DeviceRecord* buf;  // this warp's region
     unsigned capacity;  // records per warp
     DeviceStatus* status;
     unsigned next;      // same value in every lane of the warp
     unsigned dropped;
+    unsigned ring;      // shared address of the warp's 32-record ring; 0: write to `buf`
 
     __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
                                           unsigned long long c0, unsigned long long c1) {
@@ -47,7 +62,14 @@ struct Tracer {
         const unsigned dur = d > 0xffffffffull ? 0xffffffffu : (unsigned)d;
         const unsigned meta = (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) |
                               ((unsigned)op << 9);
-        *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+#ifdef TMASIM_TRACE_NO_STORE
+        if (meta == 0xffffffffu && dur == 0u) status->trace_unused = (unsigned)c0;
+#else
+        if (ring != 0u)
+            st_shared_v4_u32(ring + (slot & 31u) * 16u, (unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+        else
+            *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+#endif
     }
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
                                            unsigned long long c0, unsigned long long c1) {
@@ -59,7 +81,37 @@ struct Tracer {
         write(next, 0, kind, 1, 0, clk, clk);
         write(next + 1u, 0, 4, 1, 0, ns, ns);
     }
-    __device__ __forceinline__ void advance() { ++next; }
+    // Ring slots [first, end) to global memory, lane i copying slot first + i (warp-wide:
+    // every lane of the warp that has not exited calls it).
+    __device__ __forceinline__ void copy_out(unsigned first, unsigned end) const {
+        const unsigned lane = threadIdx.x & 31u;
+        __syncwarp(__activemask());
+        const unsigned slot = first + lane;
+        if (slot < end && slot < capacity) {
+            unsigned v0, v1, v2, v3;
+            ld_shared_v4_u32(ring + (slot & 31u) * 16u, v0, v1, v2, v3);
+            *reinterpret_cast<uint4*>(buf + slot) = make_uint4(v0, v1, v2, v3);
+        }
+        __syncwarp(__activemask());
+    }
+    __device__ __forceinline__ void advance() {
+        ++next;
+        if (ring != 0u && (next & 31u) == 0u) copy_out(next - 32u, next);
+    }
+    // At the warp's exit: what the ring still holds.
+    __device__ __forceinline__ void flush() const {
+        if (ring != 0u && (next & 31u) != 0u) copy_out(next & ~31u, next);
+    }
+    // On a hang, by the one lane that wrote the last record (slot `next`) and then exits:
+    // the pending slots one by one (the other lanes may have exited already).
+    __device__ __forceinline__ void flush_alone() const {
+        if (ring == 0u) return;
+        for (unsigned slot = next & ~31u; slot <= next && slot < capacity; ++slot) {
+            unsigned v0, v1, v2, v3;
+            ld_shared_v4_u32(ring + (slot & 31u) * 16u, v0, v1, v2, v3);
+            *reinterpret_cast<uint4*>(buf + slot) = make_uint4(v0, v1, v2, v3);
+        }
+    }
     __device__ __forceinline__ void flush_dropped() const {
         if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
     }

@@ -4,6 +4,7 @@
 
 #include "device/codegen.h"
 #include "device/kernel_abi.h"
+#include "device/trace_records.h"
 
 namespace tmasim::device {
 
@@ -82,8 +83,19 @@ void KernelWriter::emit_prologue() {
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
     line(fmt::format("// Trace level `{}`.", to_string(level_)));
+    const int64_t ring = trace_ring_offset(s_, level_);
+    if (ring >= 0) {
+        line("#ifdef TMASIM_TRACE_DIRECT");
+        line("const unsigned trace_ring = 0u;");
+        line("#else");
+        line(fmt::format("const unsigned trace_ring = smem_base + {}u + (unsigned)warp * 512u;  // 32 records per warp",
+                         ring));
+        line("#endif");
+    } else {
+        line("const unsigned trace_ring = 0u;  // records go straight to global memory");
+    }
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
-                     "trace_capacity, status, 0u, 0u}};",
+                     "trace_capacity, status, 0u, 0u, trace_ring}};",
                      s_.launch.num_warps()));
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
     line(fmt::format("if (lane == 0) tracer.record_timer({}, entry_clock, entry_ns);", static_cast<int>(kRecordEntry)));
@@ -117,8 +129,10 @@ void KernelWriter::emit_loop(const Op& op) {
     open(fmt::format("for (long long L{0} = 0; L{0} < n{0}; ++L{0})", depth));
     line(fmt::format("it[{0}] = L{0};", depth));
     loop_vars_.push_back(op.var);
+    loop_counts_.push_back(op.loop_count);
     emit_ops(op.body);
     loop_vars_.pop_back();
+    loop_counts_.pop_back();
     close();
     close();
 }
@@ -160,8 +174,13 @@ void KernelWriter::emit_op(const Op& op) {
 std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
                                       const std::string& c1) const {
     if (!op_traced_) return "";
-    return fmt::format("if ({}) tracer.record({}, {}, {}, {}, c0, {});", t.recorder, op.id,
-                       static_cast<int>(is_wait ? kRecordWait : kRecordOp), ended ? 1 : 0, t.record_lane, c1);
+    const std::string call = fmt::format("tracer.record({}, {}, {}, {}, c0, {});", op.id,
+                                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), ended ? 1 : 0,
+                                         t.record_lane, c1);
+    // A record that never ends is written before the thread exits: it takes the ring's
+    // pending records to global memory itself.
+    return ended ? fmt::format("if ({}) {}", t.recorder, call)
+                 : fmt::format("if ({}) {{ {} tracer.flush_alone(); }}", t.recorder, call);
 }
 
 void KernelWriter::emit_epilogue() {
@@ -172,10 +191,12 @@ void KernelWriter::emit_epilogue() {
     line("// The warp's exit: with its entry, the clock-to-ns rate of its records.");
     line("const unsigned long long exit_clock = read_clock64();");
     line("const unsigned long long exit_ns = read_globaltimer();");
-    open("if (lane == 0)");
-    line(fmt::format("tracer.record_timer({}, exit_clock, exit_ns);", static_cast<int>(kRecordExit)));
+    line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_clock, exit_clock);", static_cast<int>(kRecordExit)));
+    line("tracer.advance();");
+    line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_ns, exit_ns);", static_cast<int>(kRecordTimer)));
+    line("tracer.advance();");
+    line("tracer.flush();");
     line("tracer.flush_dropped();");
-    close();
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
     if (plan.bytes_per_cta == 0) return;
@@ -301,11 +322,50 @@ KernelWriter::SharedAddr KernelWriter::slot_addr(const Ref& r, const Op& op,
         a.offset = fmt::format("{}u", slot->offset + i * slot->stride);
         a.elem_index = std::to_string(i);
     } else {
-        a.elem_index = fmt::format("checked_index({}, {})", int_expr(r.index, op, key), slot->count);
+        // A hand-written kernel indexes a stage array with `t % 4` unchecked; so does this one
+        // where every value the index can take is inside the array.
+        a.elem_index = index_in_range(r.index, slot->count)
+                           ? int_expr(r.index, op, key)
+                           : fmt::format("checked_index({}, {})", int_expr(r.index, op, key), slot->count);
         a.offset = fmt::format("(unsigned)({} + {} * {})", slot->offset, slot->stride, a.elem_index);
     }
     a.addr = "smem_base + " + a.offset;
     return a;
+}
+
+bool KernelWriter::index_in_range(const Expr& index, int64_t count) const {
+    std::vector<std::pair<std::string, int64_t>> ranges;  // variable, number of values (0..n-1)
+    int64_t combos = 1;
+    for (const std::string& v : index.variables()) {
+        int64_t n = -1;
+        for (size_t d = loop_vars_.size(); d-- > 0;)
+            if (loop_vars_[d] == v) {
+                if (!loop_counts_[d].is_constant()) return false;
+                n = loop_counts_[d].eval_int({});
+                break;
+            }
+        if (n < 0 && v == "cta") n = s_.launch.num_ctas();
+        if (n < 0 && v == "rank") n = s_.launch.cluster_size();
+        if (n <= 0) return false;
+        combos *= n;
+        if (combos > (int64_t{1} << 18)) return false;
+        ranges.emplace_back(v, n);
+    }
+    Expr::IntEnv env;
+    for (int64_t k = 0; k < combos; ++k) {
+        int64_t rest = k;
+        for (const auto& [v, n] : ranges) {
+            env[v] = rest % n;
+            rest /= n;
+        }
+        try {
+            const int64_t i = index.eval_int(env);
+            if (i < 0 || i >= count) return false;
+        } catch (const std::exception&) {
+            return false;  // division by zero: keep the check
+        }
+    }
+    return true;
 }
 
 KernelWriter::SharedAddr KernelWriter::buffer_addr(const Ref& r, const Op& op) const {

@@ -133,6 +133,10 @@ private:
     std::string out_;
     int indent_ = 0;
     std::vector<std::string> loop_vars_;  // YAML names of the enclosing loops, outermost first
+    std::vector<Expr> loop_counts_;       // their counts, same order
+    // Whether `index` stays in [0, count) for every value its variables can take (enclosing
+    // loops of constant count, cta, rank): then it needs no run-time check.
+    bool index_in_range(const Expr& index, int64_t count) const;
 };
 
 }  // namespace tmasim::device

@@ -1,5 +1,7 @@
 // One emitter per op family: the lines between an op's two timer reads (kernel_writer.cpp
 // writes the predicate, the timers and the trace record around them).
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "device/kernel_writer.h"
@@ -258,7 +260,9 @@ void KernelWriter::emit_compute(const Op& op, const Threads& t) {
         break;
     }
     line(fmt::format("{0}* const elems = ({0}*)(smem + {1});", elem_type, addr.offset));
-    open(fmt::format("for (long long e = first + {}; e < end; e += {})", t.rank, t.count));
+    // A constant range fits an int: 32-bit index arithmetic, as a hand-written loop has.
+    const char* index_type = constant_range && n <= INT32_MAX ? "int" : "long long";
+    open(fmt::format("for ({0} e = ({0})(first + {1}); e < ({0})end; e += ({0})({2}))", index_type, t.rank, t.count));
     if (is_float) {
         line(fmt::format("const float x = {};", load));
         line("const float idx = (float)e;");

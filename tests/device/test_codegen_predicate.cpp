@@ -26,6 +26,6 @@ program:
     CHECK(src.find("if (((sel_mask_0 >> lane) & 1u) != 0u)") != std::string::npos);
     CHECK(src.find("if (sel_mask_0 != 0u) tracer.advance();") != std::string::npos);
     // compute walks its elements by the thread's rank among the selected threads.
-    CHECK(src.find("e += sel_count_1") != std::string::npos);
+    CHECK(src.find("e += (int)(sel_count_1)") != std::string::npos);
     require_compiles(src, "sm_90a");
 }
