@@ -13,7 +13,7 @@
 
 #include "cli/device_child.h"
 #include "cli/expectation.h"
-#include "device/cuda_driver.h"
+#include "device/device_unavailable.h"
 #include "scenarios/loader.h"
 #include "traces/trace_diff.h"
 #include "traces/trace_reader.h"

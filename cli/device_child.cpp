@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "device/cuda_driver.h"
+#include "device/device_unavailable.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 

@@ -9,13 +9,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "device/device_unavailable.h"
+
 namespace tmasim::device {
 
-// No driver, no GPU, or a GPU too old for the scenario: the run cannot happen here.
-class DeviceUnavailable : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 // A driver call failed; what() is "<call>: <CUDA_ERROR_NAME>: <CUDA's message>".
 class CudaError : public std::runtime_error {
