@@ -77,7 +77,11 @@ void add_export_command(CLI::App& app, Action& action) {
         action = [args] {
             require_output_folder(args->output);
             TraceFile t = read_trace_file(args->trace);
-            write_chrome_trace_file(t.result, args->output, t.op_names);
+            // The scenario, where it is still there, says which barrier phase each wait
+            // waited for, so flows reach waits that did not block.
+            const auto scenario = scenario_of_trace(t.result.provenance);
+            const WaitTargets targets = scenario ? wait_targets_of(scenario->scenario, t.result) : WaitTargets();
+            write_chrome_trace_file(t.result, args->output, t.op_names, scenario ? &targets : nullptr);
             std::cout << args->output << ": " << t.result.events.size()
                       << " events; open it in https://ui.perfetto.dev\n";
             return static_cast<int>(kOk);
