@@ -110,7 +110,9 @@ TraceLinks link_trace(const RunResult& r, const OpNames& names, const WaitTarget
                 links.flips.push_back(f);
                 phases[key] = f.phase + 1;
             }
-            links.barriers[key].push_back({e->t, detail_int(*e, "tx_count", 0), phases[key]});
+            const int64_t tx = detail_int(*e, "tx_count", 0);
+            const int64_t landed = e->what == "complete_tx" ? detail_int(*e, "bytes", 0) : 0;
+            links.barriers[key].push_back({e->t, tx + landed, tx, phases[key]});
         }
     }
     std::stable_sort(links.flips.begin(), links.flips.end(),

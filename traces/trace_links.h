@@ -38,6 +38,7 @@ struct CopyFlight {
 // A barrier's state after an event: tx_count and completed phases ("phase" counter).
 struct BarrierSample {
     int64_t t = 0;
+    int64_t tx_before = 0;  // complete_tx: the count before its bytes; a flip: tx_count
     int64_t tx_count = 0;
     int64_t phases_completed = 0;
 };
