@@ -8,7 +8,7 @@ using tmasim_test::run_cli;
 TEST_CASE("tmasim --help and every subcommand's --help exit 0", "[cli]") {
     auto r = run_cli("--help");
     CHECK(r.code == 0);
-    for (const char* sub : {"validate", "run", "diff", "export", "codegen"}) {
+    for (const char* sub : {"validate", "run", "diff", "export", "report", "codegen"}) {
         CHECK(r.out.find(sub) != std::string::npos);
         auto s = run_cli(std::string(sub) + " --help");
         INFO(sub);
