@@ -2,6 +2,7 @@
 // C skipped", and the exit code that follows from the rows (batch_run.h has the policy).
 #include <algorithm>
 #include <ostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -33,9 +34,15 @@ void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostr
         return text + "\n";
     };
     out << row_text("scenario", "expected", "got", "result", "wall", "memory", "timing med/p90", "why");
-    for (const BatchRow& r : rows)
+    // A reason that skips many scenarios (no CUDA driver) is given once, then "as above".
+    std::set<std::string> skip_reasons;
+    for (const BatchRow& r : rows) {
+        std::string why = r.result == "PASS" ? "" : r.why;
+        if (r.verdict == BatchRow::Verdict::skipped && !why.empty() && !skip_reasons.insert(why).second)
+            why = "(as above)";
         out << row_text(r.rel, r.expected, r.got, r.result, fmt::format("{:.2f}s", r.wall_s),
-                        r.diffed ? r.memory : "-", timing_text(r), r.result == "PASS" ? "" : r.why);
+                        r.diffed ? r.memory : "-", timing_text(r), why);
+    }
 
     size_t agree = 0, disagree = 0, skipped = 0, errors = 0;
     for (const BatchRow& r : rows) {

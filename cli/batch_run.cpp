@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "cli/device_child.h"
 #include "cli/expectation.h"
+#include "cli/run_json.h"
 #include "device/device_unavailable.h"
 #include "scenarios/loader.h"
 #include "traces/trace_diff.h"
@@ -169,18 +171,29 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
 
 int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
     std::vector<BatchRow> rows;
+    // With --json, stdout holds the document alone; progress goes to stderr.
+    std::ostream& progress = o.json ? std::cerr : std::cout;
+    std::set<std::string> skip_reasons_shown;
     for (size_t i = 0; i < inputs.size(); ++i) {
         rows.push_back(run_one(inputs[i], o));
         const BatchRow& r = rows.back();
         if (o.quiet) continue;
-        std::cout << fmt::format("[{}/{}] {}: {} {} ({:.2f} s)\n", i + 1, inputs.size(), r.rel, r.got, r.result,
-                                 r.wall_s);
-        if (!r.why.empty()) std::cout << "        " << r.why << '\n';
-        std::cout.flush();
+        progress << fmt::format("[{}/{}] {}: {} {} ({:.2f} s)\n", i + 1, inputs.size(), r.rel, r.got, r.result,
+                                r.wall_s);
+        // One reason (no CUDA driver, say) skips every scenario alike: say it once.
+        const bool repeated_skip =
+            r.verdict == BatchRow::Verdict::skipped && !skip_reasons_shown.insert(r.why).second;
+        if (!r.why.empty() && !repeated_skip) progress << "        " << r.why << '\n';
+        progress.flush();
+    }
+    const int code = batch_exit_code(rows);
+    if (o.json) {
+        std::cout << dump_json(batch_json(rows, o, code)) << '\n';
+        return code;
     }
     std::cout << '\n';
     print_batch_table(rows, !o.diff_dir.empty(), std::cout);
-    return batch_exit_code(rows);
+    return code;
 }
 
 }  // namespace tmasim::cli

@@ -30,6 +30,7 @@ struct BatchOptions {
     ModelOptions model;
     DeviceOptions device;
     bool quiet = false;      // no progress lines, only the table
+    bool json = false;       // stdout: one JSON document (run_json.h); progress lines go to stderr
 };
 
 // One scenario file and the name its trace gets: the path relative to the directory

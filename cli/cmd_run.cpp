@@ -10,6 +10,8 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
+#include "cli/output_path.h"
+#include "cli/run_json.h"
 #include "cli/teaching.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
@@ -31,6 +33,7 @@ struct RunArgs {
     std::string cache_dir;
     std::string trace = "all";  // device: which ops the kernel times
     bool quiet = false;
+    bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
     // Which backend-specific options the user actually gave (to reject them on the other).
@@ -80,6 +83,7 @@ int run_many(const RunArgs& a) {
     o.device.cache_dir = a.cache_dir;
     o.device.trace = *parse_trace_level(a.trace);
     o.quiet = a.quiet;
+    o.json = a.json;
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
         throw std::invalid_argument("--diff-against " + o.diff_dir + ": not a directory");
     return run_batch(collect_scenarios(a.paths), o);
@@ -99,11 +103,13 @@ int run_with_ncu(const RunArgs& a) {
 
 int run(RunArgs& a) {
     reject_foreign_options(a);
+    if (a.json && a.ncu) throw std::invalid_argument("--json does not apply to --ncu (ncu prints its own report)");
     if (is_batch(a)) {
         if (a.ncu) throw std::invalid_argument("--ncu profiles one scenario, not a batch");
         return run_many(a);
     }
     a.file = a.paths.at(0);
+    require_output_folder(a.output);  // before the run, not after it
     if (a.ncu) return run_with_ncu(a);
     Scenario scenario = load_scenario_file(a.file);
     const bool on_device = a.backend == "device";
@@ -124,6 +130,12 @@ int run(RunArgs& a) {
 
     OpNames names = op_names_of(scenario);
     if (!a.output.empty()) write_trace_file(result, a.output, names);
+    ExpectationCheck check = check_expectation(scenario, result, on_device);
+    if (a.json) {
+        const int code = check.passed ? kOk : kMismatch;
+        std::cout << dump_json(single_run_json(scenario, result, check, a.output, code)) << '\n';
+        return code;
+    }
     if (!a.quiet) {
         print_summary(result, std::cout, names);
         if (on_device) print_kernel_time(result.provenance);
@@ -131,7 +143,6 @@ int run(RunArgs& a) {
         std::cout << '\n';
     }
 
-    ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (check.passed) {
         if (!a.quiet)
             std::cout << "expect:      " << check.expected << (check.checked ? ": PASS\n" : ": not checked\n");
@@ -179,6 +190,9 @@ void add_run_command(CLI::App& app, Action& action) {
                        ->check(CLI::IsMember({"all", "waits", "none"}))
                        ->capture_default_str();
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
+    sub->add_flag("--json", a->json,
+                  "Print one JSON document on stdout instead of text (traces/FORMAT.md, JSON output); "
+                  "batch progress lines go to stderr");
     sub->add_flag("--ncu", a->ncu,
                   "Device, one scenario: run it under Nsight Compute (ncu --clock-control none) and print "
                   "the shared-memory bank-conflict and wavefront counters of its kernel");

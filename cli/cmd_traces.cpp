@@ -3,7 +3,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output_path.h"
+#include "cli/trace_scenario.h"
 #include "traces/chrome_export.h"
+#include "traces/json_output.h"
 #include "traces/trace_diff.h"
 #include "traces/trace_reader.h"
 
@@ -13,6 +16,7 @@ void add_diff_command(CLI::App& app, Action& action) {
     struct Args {
         std::string a, b;
         std::string align = "entry";
+        bool json = false;
         DiffOptions options;
     };
     auto args = std::make_shared<Args>();
@@ -32,7 +36,9 @@ void add_diff_command(CLI::App& app, Action& action) {
                                             "op, so the prologue's launch-to-launch variation drops out)")
         ->check(CLI::IsMember({"entry", "first-op"}))
         ->capture_default_str();
-    sub->footer("Exit codes: 0 outcome and bytes match; 1 they do not; 2 a trace cannot be read.");
+    sub->add_flag("--json", args->json, "Print one JSON document (traces/FORMAT.md, JSON output) instead of text");
+    sub->footer("Exit codes: 0 outcome and bytes match (a hazard the model reports and the GPU run did not show "
+                "counts as agreeing); 1 they do not; 2 a trace cannot be read.");
     sub->callback([args, &action] {
         action = [args] {
             TraceFile a = read_trace_file(args->a), b = read_trace_file(args->b);
@@ -40,9 +46,21 @@ void add_diff_command(CLI::App& app, Action& action) {
             options.align_first_op = args->align == "first-op";
             options.op_names = a.op_names;
             options.op_names.insert(b.op_names.begin(), b.op_names.end());  // fills gaps only
+            // The scenario file, where it is still there, gives the element types that decode
+            // differing bytes; without it they print as hex.
+            auto scenario = scenario_of_trace(a.result.provenance);
+            if (!scenario) scenario = scenario_of_trace(b.result.provenance);
+            if (scenario) options.element_types = element_types_of(scenario->scenario);
             DiffReport report = diff_traces(a.result, b.result, options);
-            print_diff(report, std::cout);
-            return static_cast<int>(report.functional_match() ? kOk : kMismatch);
+            const int code = report.functional_match() ? kOk : kMismatch;
+            if (args->json) {
+                OrderedJson doc = diff_json(report);
+                doc["exit_code"] = code;
+                std::cout << dump_json(doc) << '\n';
+            } else {
+                print_diff(report, std::cout);
+            }
+            return code;
         };
     });
 }
@@ -57,8 +75,13 @@ void add_export_command(CLI::App& app, Action& action) {
     sub->add_option("--output,-o", args->output, "Chrome trace JSON to write")->required();
     sub->callback([args, &action] {
         action = [args] {
+            require_output_folder(args->output);
             TraceFile t = read_trace_file(args->trace);
-            write_chrome_trace_file(t.result, args->output, t.op_names);
+            // The scenario, where it is still there, says which barrier phase each wait
+            // waited for, so flows reach waits that did not block.
+            const auto scenario = scenario_of_trace(t.result.provenance);
+            const WaitTargets targets = scenario ? wait_targets_of(scenario->scenario, t.result) : WaitTargets();
+            write_chrome_trace_file(t.result, args->output, t.op_names, scenario ? &targets : nullptr);
             std::cout << args->output << ": " << t.result.events.size()
                       << " events; open it in https://ui.perfetto.dev\n";
             return static_cast<int>(kOk);

@@ -4,21 +4,31 @@
 
 #include "cli/commands.h"
 #include "scenarios/loader.h"
+#include "scenarios/source_loc.h"
 
 namespace tmasim::cli {
 
 void add_validate_command(CLI::App& app, Action& action) {
     auto files = std::make_shared<std::vector<std::string>>();
-    CLI::App* sub = app.add_subcommand("validate", "Load and validate scenario files; stop at the first bad one");
-    sub->add_option("files", *files, "Scenario YAML files")->required()->check(CLI::ExistingFile);
+    CLI::App* sub = app.add_subcommand("validate", "Load and validate scenario files; report every bad one");
+    // No ExistingFile check: a missing file is reported like any other bad one, in its turn.
+    sub->add_option("files", *files, "Scenario YAML files")->required();
+    sub->footer("Exit codes: 0 every file is valid; 2 at least one is not (each one is reported).");
     sub->callback([files, &action] {
         action = [files] {
+            size_t bad = 0;
             for (const std::string& file : *files) {
-                // A ScenarioError propagates to main: one line, exit 2.
-                Scenario s = load_scenario_file(file);
-                std::cout << file << ": ok (scenario " << s.name << ", " << s.all_ops().size() << " ops)\n";
+                try {
+                    Scenario s = load_scenario_file(file);
+                    std::cout << file << ": ok (scenario " << s.name << ", " << s.all_ops().size() << " ops)\n";
+                } catch (const ScenarioError& e) {
+                    ++bad;
+                    std::cerr << e.what() << '\n';  // "file:line:col: error: key: message"
+                }
             }
-            return static_cast<int>(kOk);
+            if (bad > 0 && files->size() > 1)
+                std::cerr << "tmasim: " << bad << " of " << files->size() << " files are invalid\n";
+            return static_cast<int>(bad > 0 ? kBadInput : kOk);
         };
     });
 }

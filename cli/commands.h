@@ -19,6 +19,7 @@ void add_validate_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
 void add_diff_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 void add_codegen_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_explain_command(CLI::App& app, Action& action);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     add_run_command(app, action);
     add_diff_command(app, action);
     add_export_command(app, action);
+    add_report_command(app, action);
     add_codegen_command(app, action);
     add_bench_command(app, action);
     add_explain_command(app, action);

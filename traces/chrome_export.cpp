@@ -10,11 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/values.h"
+#include "traces/chrome_links.h"
+#include "traces/trace_links.h"
 
 namespace tmasim {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = ChromeJson;
 using ExecId = std::tuple<int, std::vector<int64_t>, int, int, int>;  // op, iters, cta, warp, lane
 
 bool starts_span(EventKind k) { return k == EventKind::issue || k == EventKind::wait_begin; }
@@ -22,7 +24,8 @@ bool ends_span(EventKind k) { return k == EventKind::complete || k == EventKind:
 
 class ChromeBuilder {
 public:
-    ChromeBuilder(const RunResult& r, const OpNames& names) : r_(r), names_(names) {
+    ChromeBuilder(const RunResult& r, const OpNames& names, const WaitTargets* targets)
+        : r_(r), names_(names), targets_(targets) {
         us_per_cycle_ = r.provenance.sm_clock_mhz > 0 ? 1.0 / r.provenance.sm_clock_mhz : 1.0;
     }
 
@@ -43,6 +46,7 @@ public:
         }
         for (const auto& [id, e] : open) instant(*e);  // never finished (hang, fault)
         add_names();
+        append_chrome_links(r_, link_trace(r_, names_, targets_), names_, us_per_cycle_, events_);
 
         Json doc;
         doc["traceEvents"] = std::move(events_);
@@ -52,12 +56,11 @@ public:
     }
 
 private:
-    std::string label(const TraceEvent& e) const {
-        auto it = names_.find(e.op);
-        std::string s = it == names_.end() || it->second.empty() ? "op" : it->second;
-        s += " #" + std::to_string(e.op);
-        for (int64_t i : e.iters) s += "[" + std::to_string(i) + "]";
-        return s;
+    std::string label(const TraceEvent& e) const { return op_label(e, names_); }
+
+    static const char* category(const TraceEvent& e) {
+        if (e.kind == EventKind::hazard) return "hazard";
+        return e.model_only ? "model" : "op";
     }
 
     Json args(const TraceEvent& e) const {
@@ -73,11 +76,11 @@ private:
     Json base(const TraceEvent& e, const char* ph, const std::string& name) const {
         Json j;
         j["name"] = name;
-        j["cat"] = e.model_only ? "model" : "op";
+        j["cat"] = category(e);
         j["ph"] = ph;
         j["ts"] = e.t * us_per_cycle_;
-        j["pid"] = e.cta;
-        j["tid"] = e.warp;
+        j["pid"] = chrome_pid(e.cta);
+        j["tid"] = chrome_tid(e.warp);
         return j;
     }
 
@@ -93,8 +96,9 @@ private:
     }
 
     void instant(const TraceEvent& e) {
-        std::string name = e.model_only && !e.what.empty() ? e.what + " (" + label(e) + ")"
-                                                           : label(e) + " " + to_string(e.kind);
+        std::string name = e.kind == EventKind::hazard   ? "hazard " + e.what + " (" + label(e) + ")"
+                           : e.model_only && !e.what.empty() ? e.what + " (" + label(e) + ")"
+                                                             : label(e) + " " + to_string(e.kind);
         Json j = base(e, "i", name);
         j["s"] = "t";
         j["args"] = args(e);
@@ -103,23 +107,20 @@ private:
 
     void note_thread(const TraceEvent& e) { threads_.insert({e.cta, e.warp}); }
 
+    // Viewers treat pid/tid 0 as "no process/thread", so CTA c is pid c+1 and warp w tid w+1,
+    // named "CTA c" and "warp w" and sorted in that order.
     void add_names() {
         std::set<int> ctas;
         for (const auto& [cta, warp] : threads_) {
             ctas.insert(cta);
-            events_.push_back(meta("thread_name", cta, warp, "warp " + std::to_string(warp)));
+            events_.push_back(chrome_meta("thread_name", chrome_pid(cta), chrome_tid(warp), "name",
+                                          "warp " + std::to_string(warp)));
+            events_.push_back(chrome_meta("thread_sort_index", chrome_pid(cta), chrome_tid(warp), "sort_index", warp));
         }
-        for (int cta : ctas) events_.push_back(meta("process_name", cta, 0, "CTA " + std::to_string(cta)));
-    }
-
-    static Json meta(const char* what, int pid, int tid, const std::string& name) {
-        Json j;
-        j["name"] = what;
-        j["ph"] = "M";
-        j["pid"] = pid;
-        j["tid"] = tid;
-        j["args"]["name"] = name;
-        return j;
+        for (int cta : ctas) {
+            events_.push_back(chrome_meta("process_name", chrome_pid(cta), 0, "name", "CTA " + std::to_string(cta)));
+            events_.push_back(chrome_meta("process_sort_index", chrome_pid(cta), 0, "sort_index", cta));
+        }
     }
 
     Json other_data() const {
@@ -146,6 +147,7 @@ private:
 
     const RunResult& r_;
     const OpNames& names_;
+    const WaitTargets* targets_;
     double us_per_cycle_;
     Json events_ = Json::array();
     std::set<std::pair<int, int>> threads_;
@@ -153,15 +155,17 @@ private:
 
 }  // namespace
 
-void write_chrome_trace(const RunResult& result, std::ostream& out, const OpNames& names) {
-    out << ChromeBuilder(result, names).build().dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace)
+void write_chrome_trace(const RunResult& result, std::ostream& out, const OpNames& names,
+                        const WaitTargets* targets) {
+    out << ChromeBuilder(result, names, targets).build().dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace)
         << '\n';
 }
 
-void write_chrome_trace_file(const RunResult& result, const std::string& path, const OpNames& names) {
+void write_chrome_trace_file(const RunResult& result, const std::string& path, const OpNames& names,
+                             const WaitTargets* targets) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("traces: cannot open '" + path + "' for writing");
-    write_chrome_trace(result, out, names);
+    write_chrome_trace(result, out, names, targets);
     out.flush();
     if (!out) throw std::runtime_error("traces: error writing '" + path + "'");
 }

@@ -6,6 +6,8 @@
 #include <optional>
 #include <tuple>
 
+#include "traces/diff_checks.h"
+
 namespace tmasim {
 namespace {
 
@@ -93,7 +95,8 @@ TimingSummary summarize(const std::vector<TimingRow>& rows, double tolerance) {
 
 // `faulted_*`: that run ended in a fault, after which a GPU context cannot be read, so an
 // image it lacks is no functional difference (the outcomes are compared on their own).
-MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulted_a, bool faulted_b) {
+MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulted_a, bool faulted_b,
+                         const DiffOptions& options) {
     MemoryDiff d;
     const MemoryImage* any = a ? a : b;
     d.space = any->space;
@@ -121,17 +124,21 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulte
     }
     d.status = d.diff_count ? MemoryDiff::Status::differ : MemoryDiff::Status::equal;
     d.is_mismatch = d.diff_count > 0;
+    if (d.diff_count)
+        d.bytes = differing_elements(a->bytes, b->bytes, element_type_of(options.element_types, d.space, d.name),
+                                     options.differences_shown);
     return d;
 }
 
-std::vector<MemoryDiff> compare_memory(const RunResult& a, const RunResult& b) {
+std::vector<MemoryDiff> compare_memory(const RunResult& a, const RunResult& b, const DiffOptions& options) {
     using ImageId = std::tuple<std::string, std::string, int>;  // space, name, cta
     std::map<ImageId, std::pair<const MemoryImage*, const MemoryImage*>> pairs;
     for (const MemoryImage& m : a.memory) pairs[{m.space, m.name, m.cta}].first = &m;
     for (const MemoryImage& m : b.memory) pairs[{m.space, m.name, m.cta}].second = &m;
     std::vector<MemoryDiff> out;
     for (const auto& [id, p] : pairs)
-        out.push_back(compare_image(p.first, p.second, a.outcome == Outcome::fault, b.outcome == Outcome::fault));
+        out.push_back(compare_image(p.first, p.second, a.outcome == Outcome::fault, b.outcome == Outcome::fault,
+                                    options));
     // Globals first: they are the scenario's answer; then the final shared buffers, then the
     // snapshots (each group by name, then cta).
     const auto rank = [](const MemoryDiff& m) { return m.space == "global" ? 0 : m.space == "shared" ? 1 : 2; };
@@ -175,7 +182,9 @@ DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions
     r.why_a = why(a);
     r.why_b = why(b);
     r.tolerance = options.tolerance;
-    r.memory = compare_memory(a, b);
+    r.memory = compare_memory(a, b, options);
+    classify_races(a, b, options.op_names, r);
+    check_arch(a.provenance, b.provenance, r);
 
     Side sa = index_side(a, r.model_only_skipped);
     Side sb = index_side(b, r.model_only_skipped);

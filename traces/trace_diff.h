@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scenarios/run_result.h"
+#include "traces/diff_bytes.h"
 #include "traces/trace_writer.h"
 
 namespace tmasim {
@@ -22,6 +23,9 @@ struct DiffOptions {
     // per-op error. Durations are unaffected.
     bool align_first_op = false;
     OpNames op_names;  // names for the table; ops missing here print as "?"
+    // Element types of the scenario's buffers, to decode differing bytes; empty: show hex.
+    ElementTypes element_types;
+    size_t differences_shown = 8;  // differing elements listed per image
 };
 
 // One final memory image compared across the two runs.
@@ -38,6 +42,10 @@ struct MemoryDiff {
     // dumped it: a backend may not be able to read shared memory back (e.g. after a fault
     // or a hang), which is no functional difference.
     bool is_mismatch = false;
+    // A buffer a hazard the model reported names, compared against a run that showed no
+    // hazard: its bytes depend on the race, so a difference is reported, not counted.
+    bool race_dependent = false;
+    ByteDifferences bytes;  // differ only: the first differing elements, decoded
 };
 std::string to_string(MemoryDiff::Status s);
 
@@ -71,11 +79,26 @@ struct DiffReport {
     bool aligned_first_op = false;
     // When CTA 0's first op began, in cycles since kernel entry (-1: no event): the prologue.
     int64_t first_op_a = -1, first_op_b = -1;
+    // Hazards the model reported while the other run, on hardware, ended ok: a race need not
+    // show on a GPU, so this is no outcome mismatch. "proxy.generic_to_async at #8 tma.store
+    // (store)", one per distinct rule and op. Empty otherwise.
+    std::vector<std::string> races_not_observed;
+    // Non-empty when the model's arch config is not the other run's GPU ("h100-sxm" model
+    // against an NVIDIA H200): the timing then compares two different GPUs.
+    std::string arch_warning;
 
     bool outcome_match() const { return outcome_a == outcome_b; }
+    // The outcomes match, or the only difference is a race the hardware did not show.
+    bool outcome_agrees() const { return outcome_match() || !races_not_observed.empty(); }
     bool memory_match() const;
-    bool functional_match() const { return outcome_match() && memory_match(); }
+    bool functional_match() const { return outcome_agrees() && memory_match(); }
+    // Timing rows over the tolerance: event times plus durations, as the table stars them.
+    size_t timing_over_tolerance() const { return events.over_tolerance + durations.over_tolerance; }
 };
+
+// The arch config that models a GPU by its device name ("NVIDIA H200" -> "h200"); "" when
+// no config is known for it.
+std::string arch_config_for_gpu(const std::string& gpu);
 
 DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions& options = {});
 void print_diff(const DiffReport& report, std::ostream& out);

@@ -31,8 +31,8 @@ std::string snapshot_line(const MemoryDiff& m) {
     switch (m.status) {
     case MemoryDiff::Status::equal: what = fmt::format("match ({} bytes)", m.size_a); break;
     case MemoryDiff::Status::differ:
-        what = fmt::format("MISMATCH: {} of {} bytes differ, first at byte offset {}", m.diff_count, m.size_a,
-                           m.first_diff);
+        what = fmt::format("{}: {} of {} bytes differ, first at byte offset {}",
+                           m.is_mismatch ? "MISMATCH" : "differs", m.diff_count, m.size_a, m.first_diff);
         break;
     case MemoryDiff::Status::size_mismatch:
         what = fmt::format("MISMATCH: A {} bytes, B {} bytes", m.size_a, m.size_b);
@@ -47,12 +47,37 @@ std::string snapshot_line(const MemoryDiff& m) {
     return fmt::format("snapshot {} cta {}: {}", m.name, m.cta, what);
 }
 
+// The first differing elements under a DIFFER line, decoded by the buffer's type:
+// "    element 5 (bytes 20..23, i32): A 5, B 7".
+void print_differences(const MemoryDiff& m, std::ostream& out) {
+    if (m.status != MemoryDiff::Status::differ) return;
+    if (m.race_dependent)
+        out << "    race-dependent: a race the model reported names this buffer, so its bytes may differ; "
+               "not counted\n";
+    for (const ElementDifference& e : m.bytes.first) {
+        const std::string bytes = e.size == 1 ? fmt::format("byte {}", e.offset)
+                                              : fmt::format("bytes {}..{}", e.offset, e.offset + e.size - 1);
+        if (m.bytes.type == "bytes")
+            out << fmt::format("    {}: A {}, B {}\n", bytes, e.a, e.b);
+        else
+            out << fmt::format("    element {} ({}, {}): A {}, B {}\n", e.element, bytes, m.bytes.type, e.a, e.b);
+    }
+    if (m.bytes.elements_differing > m.bytes.first.size())
+        out << fmt::format("    ... {} more differing {}\n", m.bytes.elements_differing - m.bytes.first.size(),
+                           m.bytes.type == "bytes" ? "bytes" : "elements");
+}
+
 void print_memory(const DiffReport& r, std::ostream& out) {
-    out << "MEMORY: " << (r.memory_match() ? "match" : "MISMATCH") << '\n';
+    const bool raced = std::any_of(r.memory.begin(), r.memory.end(), [](const MemoryDiff& m) {
+        return m.race_dependent && m.status == MemoryDiff::Status::differ;
+    });
+    out << "MEMORY: " << (!r.memory_match() ? "MISMATCH" : raced ? "match outside the raced buffers" : "match")
+        << '\n';
     if (r.memory.empty()) out << "  (no memory images on either side)\n";
     for (const MemoryDiff& m : r.memory) {
         if (m.space == "snapshot") {
             out << "  " << snapshot_line(m) << '\n';
+            print_differences(m, out);
             continue;
         }
         std::string where = m.space == "shared" ? fmt::format("{} {} (cta {})", m.space, m.name, m.cta)
@@ -61,23 +86,40 @@ void print_memory(const DiffReport& r, std::ostream& out) {
         switch (m.status) {
         case MemoryDiff::Status::equal: what = fmt::format("equal ({} bytes)", m.size_a); break;
         case MemoryDiff::Status::differ:
-            what = fmt::format("DIFFER: {} of {} bytes, first at byte offset {}", m.diff_count, m.size_a,
-                               m.first_diff);
+            what = fmt::format("{}: {} of {} bytes, first at byte offset {}", m.is_mismatch ? "DIFFER" : "differs",
+                               m.diff_count, m.size_a, m.first_diff);
             break;
         case MemoryDiff::Status::size_mismatch:
             what = fmt::format("SIZE MISMATCH: A {} bytes, B {} bytes", m.size_a, m.size_b);
             break;
         case MemoryDiff::Status::missing_in_a:
         case MemoryDiff::Status::missing_in_b:
-            what = to_string(m.status) + (m.is_mismatch ? "" : " (shared buffer: not compared)");
+            what = to_string(m.status) + (m.is_mismatch        ? ""
+                                          : m.space == "global" ? " (the other run faulted: not compared)"
+                                                                : " (shared buffer: not compared)");
             break;
         }
         out << "  " << where << ": " << what << '\n';
+        print_differences(m, out);
     }
 }
 
 void print_timing(const DiffReport& r, std::ostream& out) {
-    out << fmt::format("TIMING: worst first, B is the reference, tolerance {}\n", pct(r.tolerance));
+    const size_t rows = r.events.paired + r.durations.paired;
+    size_t starred = 0;
+    for (const TimingRow& row : r.worst) starred += row.rel_err > r.tolerance ? 1 : 0;
+    out << fmt::format("TIMING: B is the reference; * marks a relative error over the tolerance {}\n",
+                       pct(r.tolerance));
+    // The summary counts every paired row; the table below lists only the worst, so both
+    // numbers are given and they add up.
+    out << fmt::format("timing: {} paired events, median rel err {}, p90 {}, max {}, {} over tolerance\n",
+                       r.events.paired, pct(r.events.median), pct(r.events.p90), pct(r.events.max),
+                       r.events.over_tolerance);
+    out << fmt::format("durations: {} paired ops, median rel err {}, p90 {}, max {}, {} over tolerance\n",
+                       r.durations.paired, pct(r.durations.median), pct(r.durations.p90),
+                       pct(r.durations.max), r.durations.over_tolerance);
+    out << fmt::format("over tolerance: {} of {} rows ({} event times, {} durations)\n", r.timing_over_tolerance(),
+                       rows, r.events.over_tolerance, r.durations.over_tolerance);
     out << fmt::format("  prologue: CTA 0's first op at A {} / B {} cycles after kernel entry; {}\n", r.first_op_a,
                        r.first_op_b,
                        r.aligned_first_op ? "event times below count from each CTA's first op"
@@ -86,6 +128,8 @@ void print_timing(const DiffReport& r, std::ostream& out) {
     if (r.worst.empty()) {
         out << "  (no paired events)\n";
     } else {
+        out << fmt::format("  the worst {} of {} rows (event times and :duration rows), {} of them *:\n",
+                           r.worst.size(), rows, starred);
         size_t key_w = 3, name_w = 7;
         for (const TimingRow& row : r.worst) {
             key_w = std::max(key_w, row.key.size());
@@ -97,12 +141,6 @@ void print_timing(const DiffReport& r, std::ostream& out) {
             out << fmt::format("  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>8}{}\n", row.key, key_w, row.name, name_w,
                                row.a, row.b, pct(row.rel_err), row.rel_err > r.tolerance ? " *" : "");
     }
-    out << fmt::format("timing: {} paired events, median rel err {}, p90 {}, max {}, {} over tolerance\n",
-                       r.events.paired, pct(r.events.median), pct(r.events.p90), pct(r.events.max),
-                       r.events.over_tolerance);
-    out << fmt::format("durations: {} paired ops, median rel err {}, p90 {}, max {}, {} over tolerance\n",
-                       r.durations.paired, pct(r.durations.median), pct(r.durations.p90),
-                       pct(r.durations.max), r.durations.over_tolerance);
     out << fmt::format("unpaired events: {} only in A, {} only in B; {} model-only events not compared\n",
                        r.unpaired_a, r.unpaired_b, r.model_only_skipped);
 }
@@ -114,14 +152,25 @@ void print_diff(const DiffReport& r, std::ostream& out) {
     if (!r.a.scenario_hash.empty() && !r.b.scenario_hash.empty() && r.a.scenario_hash != r.b.scenario_hash)
         out << "NOTE: the traces come from different scenario files (hash " << r.a.scenario_hash << " vs "
             << r.b.scenario_hash << ")\n";
-    if (r.outcome_match())
+    if (!r.arch_warning.empty()) out << "WARNING: " << r.arch_warning << '\n';
+    if (r.outcome_match()) {
         out << "OUTCOME: match (" << to_string(r.outcome_a) << ")\n";
-    else
+    } else if (r.outcome_agrees()) {
+        out << "OUTCOME: agree: A " << to_string(r.outcome_a) << ", B " << to_string(r.outcome_b)
+            << "; a hazard is what the model sees, and a race need not show on hardware\n";
+        for (const std::string& race : r.races_not_observed)
+            out << "  race predicted by the model, not observable on hardware: " << race << '\n';
+    } else
         out << "OUTCOME: MISMATCH: A " << outcome_text(r.outcome_a, r.why_a) << ", B "
             << outcome_text(r.outcome_b, r.why_b) << '\n';
     print_memory(r, out);
     print_timing(r, out);
-    out << "RESULT: " << (r.functional_match() ? "functional match" : "FUNCTIONAL MISMATCH") << '\n';
+    if (!r.races_not_observed.empty() && !r.memory_match())
+        out << "NOTE: bytes differ outside the buffers the model's race names; where the race reaches them "
+               "(a store of the raced buffer, say), the hardware may have shown it\n";
+    out << "RESULT: " << (r.functional_match() ? "functional match" : "FUNCTIONAL MISMATCH");
+    if (r.functional_match() && !r.outcome_match()) out << " (the race the model predicts did not show)";
+    out << '\n';
 }
 
 }  // namespace tmasim

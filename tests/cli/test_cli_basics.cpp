@@ -8,7 +8,7 @@ using tmasim_test::run_cli;
 TEST_CASE("tmasim --help and every subcommand's --help exit 0", "[cli]") {
     auto r = run_cli("--help");
     CHECK(r.code == 0);
-    for (const char* sub : {"validate", "run", "diff", "export", "codegen"}) {
+    for (const char* sub : {"validate", "run", "diff", "export", "report", "codegen"}) {
         CHECK(r.out.find(sub) != std::string::npos);
         auto s = run_cli(std::string(sub) + " --help");
         INFO(sub);
@@ -54,8 +54,16 @@ TEST_CASE("validate rejects a malformed scenario with file:line:col on stderr", 
     CHECK(r.err.find("bogus_key") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
 
-    // The first bad file stops the run: a good file after it is not reported.
-    auto both = run_cli("validate '" + path + "' scenarios/catalog/guide/bulk_add_one_1d.yaml");
-    CHECK(both.code == 2);
-    CHECK(both.out.empty());
+    // Every file is checked: a bad one does not hide the files after it, good or bad, and
+    // any bad one makes the exit code 2.
+    std::string other = scratch("malformed_other.yaml");
+    tmasim_test::write_file(other, good + "launch_bogus: 2\n");
+    auto all = run_cli("validate '" + path + "' scenarios/catalog/guide/bulk_add_one_1d.yaml '" + other +
+                       "' /nonexistent/scenario.yaml");
+    CHECK(all.code == 2);
+    CHECK(all.out.find("bulk_add_one_1d.yaml: ok") != std::string::npos);
+    CHECK(all.err.find(path + ":" + std::to_string(bad_line) + ":1: error: ") != std::string::npos);
+    CHECK(all.err.find(other + ":" + std::to_string(bad_line) + ":1: error: ") != std::string::npos);
+    CHECK(all.err.find("/nonexistent/scenario.yaml:0:0: error: ") != std::string::npos);
+    CHECK(all.err.find("tmasim: 3 of 4 files are invalid") != std::string::npos);
 }

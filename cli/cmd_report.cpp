@@ -1,0 +1,89 @@
+// tmasim report TRACE -o report.html: the self-contained HTML report of one run
+// (traces/html_report.h), with the model's rule table for the diagnostics' help and the
+// scenario file, where it is still there, for the source lines.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/output_path.h"
+#include "cli/trace_scenario.h"
+#include "model/core/hazard_rules.h"
+#include "model/core/rule_help.h"
+#include "traces/html_report.h"
+#include "traces/trace_reader.h"
+
+namespace tmasim::cli {
+namespace {
+
+std::map<std::string, RuleHelp> rule_help() {
+    std::map<std::string, RuleHelp> rules;
+    for (const model::HazardRule& rule : model::HazardRules::all()) {
+        RuleHelp& help = rules[rule.id];
+        help.statement = rule.statement;
+        help.reference = rule.reference;
+        if (const model::RuleHelp* teach = model::RuleHelpTable::find(rule.id)) {
+            help.explanation = teach->why;
+            help.fix = teach->fix;
+        }
+    }
+    return rules;
+}
+
+std::vector<std::string> file_lines(const std::string& path) {
+    std::vector<std::string> lines;
+    std::ifstream in(path, std::ios::binary);
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+ReportContext context_for(const TraceFile& trace) {
+    ReportContext c;
+    c.names = trace.op_names;
+    c.rules = rule_help();
+    c.scenario_path = trace.result.provenance.scenario_file;
+    if (auto s = scenario_of_trace(trace.result.provenance)) {
+        c.scenario_found = true;
+        c.scenario_stale = s->stale;
+        c.scenario_summary = s->scenario.summary;
+        c.source_lines = file_lines(c.scenario_path);
+        for (const Op* op : s->scenario.all_ops())
+            if (op->loc.line > 0) c.op_lines[op->id] = op->loc.line;
+        c.wait_targets = wait_targets_of(s->scenario, trace.result);
+    }
+    return c;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Action& action) {
+    struct Args {
+        std::string trace, output;
+    };
+    auto args = std::make_shared<Args>();
+    CLI::App* sub = app.add_subcommand(
+        "report", "Write a self-contained HTML report of a trace: timelines, copies in flight, barrier curves, "
+                  "diagnostics with their rule, the scenario's source lines");
+    sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
+    sub->add_option("--output,-o", args->output, "HTML file to write")->required();
+    sub->footer("The scenario file named in the trace's header is read, relative to the working directory, for "
+                "the source lines; without it the report shows the rest.");
+    sub->callback([args, &action] {
+        action = [args] {
+            require_output_folder(args->output);
+            const TraceFile t = read_trace_file(args->trace);
+            const ReportContext context = context_for(t);
+            write_html_report_file(t.result, args->output, context);
+            std::cout << args->output << ": " << t.result.events.size() << " events, "
+                      << t.result.diagnostics.size() << " diagnostic(s)"
+                      << (context.scenario_found ? ", source " + context.scenario_path : ", no source found")
+                      << "; open it in a browser\n";
+            return static_cast<int>(kOk);
+        };
+    });
+}
+
+}  // namespace tmasim::cli

@@ -1,0 +1,76 @@
+#include "cli/run_json.h"
+
+namespace tmasim::cli {
+namespace {
+
+std::string verdict_text(BatchRow::Verdict v) {
+    switch (v) {
+    case BatchRow::Verdict::agree: return "agree";
+    case BatchRow::Verdict::disagree: return "disagree";
+    case BatchRow::Verdict::skipped: return "skipped";
+    case BatchRow::Verdict::error: return "error";
+    }
+    return "error";
+}
+
+OrderedJson path_or_null(const std::string& path) { return path.empty() ? OrderedJson() : OrderedJson(path); }
+
+}  // namespace
+
+OrderedJson expectation_json(const ExpectationCheck& check) {
+    OrderedJson j;
+    j["expected"] = check.expected;
+    j["got"] = check.got;
+    j["passed"] = check.passed;
+    j["checked"] = check.checked;
+    j["notes"] = check.notes;
+    return j;
+}
+
+OrderedJson single_run_json(const Scenario& scenario, const RunResult& result, const ExpectationCheck& check,
+                            const std::string& trace_path, int exit_code) {
+    OrderedJson j = run_json(result, op_names_of(scenario));
+    j["summary"] = scenario.summary;
+    j["expect"] = expectation_json(check);
+    j["trace"] = path_or_null(trace_path);
+    j["exit_code"] = exit_code;
+    return j;
+}
+
+OrderedJson batch_json(const std::vector<BatchRow>& rows, const BatchOptions& options, int exit_code) {
+    OrderedJson j;
+    j["format"] = "tmasim-batch";
+    j["version"] = kJsonOutputVersion;
+    j["backend"] = options.backend;
+    j["output_dir"] = path_or_null(options.output_dir);
+    j["diff_against"] = path_or_null(options.diff_dir);
+    OrderedJson list = OrderedJson::array();
+    size_t counts[4] = {0, 0, 0, 0};
+    for (const BatchRow& r : rows) {
+        ++counts[static_cast<int>(r.verdict)];
+        OrderedJson row;
+        row["scenario"] = r.rel;
+        row["expected"] = r.expected;
+        row["got"] = r.got;
+        row["verdict"] = verdict_text(r.verdict);
+        row["result"] = r.result;
+        row["why"] = r.why;
+        row["wall_s"] = r.wall_s;
+        if (r.diffed) {
+            row["memory"] = r.memory;
+            row["timing"] = {{"paired", r.timing_paired}, {"median_rel_err", r.timing_median},
+                             {"p90_rel_err", r.timing_p90}};
+        }
+        list.push_back(std::move(row));
+    }
+    j["scenarios"] = std::move(list);
+    j["counts"] = {{"total", rows.size()},
+                   {"agree", counts[static_cast<int>(BatchRow::Verdict::agree)]},
+                   {"disagree", counts[static_cast<int>(BatchRow::Verdict::disagree)]},
+                   {"skipped", counts[static_cast<int>(BatchRow::Verdict::skipped)]},
+                   {"error", counts[static_cast<int>(BatchRow::Verdict::error)]}};
+    j["exit_code"] = exit_code;
+    return j;
+}
+
+}  // namespace tmasim::cli

@@ -1,0 +1,19 @@
+#pragma once
+// `tmasim run --json`: the run (traces/json_output.h) plus what the CLI decided about it
+// (the expectation check, the trace file, the exit code); for a batch, one document with
+// a row per scenario. Shapes: traces/FORMAT.md, "JSON output".
+#include <string>
+#include <vector>
+
+#include "cli/batch_run.h"
+#include "cli/expectation.h"
+#include "traces/json_output.h"
+
+namespace tmasim::cli {
+
+OrderedJson expectation_json(const ExpectationCheck& check);
+OrderedJson single_run_json(const Scenario& scenario, const RunResult& result, const ExpectationCheck& check,
+                            const std::string& trace_path, int exit_code);
+OrderedJson batch_json(const std::vector<BatchRow>& rows, const BatchOptions& options, int exit_code);
+
+}  // namespace tmasim::cli

@@ -1,0 +1,31 @@
+#pragma once
+// The machine-readable output of `tmasim run --json` and `tmasim diff --json`: one JSON
+// document per command (shapes in traces/FORMAT.md, "JSON output"). The CLI adds what only
+// it knows (the expectation check, the trace path, the exit code).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/run_result.h"
+#include "traces/trace_diff.h"
+#include "traces/trace_writer.h"
+
+namespace tmasim {
+
+using OrderedJson = nlohmann::ordered_json;
+
+// Bumped when a key changes meaning or goes away; new keys do not bump it.
+constexpr int kJsonOutputVersion = 1;
+
+OrderedJson provenance_json(const Provenance& p);
+OrderedJson diagnostic_json(const Diagnostic& d, const OpNames& names);
+// "run": provenance, outcome, diagnostics, per-op event counts, memory hashes.
+OrderedJson run_json(const RunResult& result, const OpNames& names);
+// "diff": both provenances, outcome, races not observed, memory with the first differing
+// elements, timing summaries and the worst rows, the verdict.
+OrderedJson diff_json(const DiffReport& report);
+
+// One line (no pretty printing), invalid UTF-8 replaced rather than thrown on.
+std::string dump_json(const OrderedJson& j);
+
+}  // namespace tmasim
