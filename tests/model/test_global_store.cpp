@@ -3,9 +3,6 @@
 // later TMA load of them, and an access outside the tensor is refused.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"
@@ -13,13 +10,6 @@
 using namespace tmasim;
 
 namespace {
-
-std::string read(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 const MemoryImage& image(const RunResult& r, const std::string& space, const std::string& name) {
     for (const MemoryImage& m : r.memory)
@@ -104,6 +94,6 @@ TEST_CASE("global.store: keys and bounds are checked at load time", "[scenarios]
     SECTION("an element past the tensor's end") {
         text.replace(text.find("\"512 + tid*16\""), 14, "\"1016 + tid*16\"");
         CHECK_THROWS_WITH(load_scenario_text(text, "bad.yaml"),
-                          Catch::Contains("program[2].index") && Catch::Contains("must stay inside B"));
+                          Catch::Contains("global.store.index") && Catch::Contains("must stay inside B"));
     }
 }
