@@ -80,6 +80,15 @@ void KernelWriter::emit_global_access(const Op& op) {
     const GlobalTensor* g = s_.find_global(op.global);
     if (!g) fail(op, "global names no global tensor");
     const int width = access_width(op, dtype_size(g->type));
+    if (op_takes_key(op.kind, "value")) {  // global.store: `value` as shared.store writes it
+        line(fmt::format("unsigned char* const dst = {};", global_element_ptr(op, op.index, "index")));
+        line(fmt::format("const unsigned bits = {};", store_bits(op, g->type)));
+        line(fmt::format("st_global<{}>(dst, {});", width,
+                         dtype_size(g->type) == 1   ? "bits * 0x01010101u"
+                         : dtype_size(g->type) == 2 ? "bits | (bits << 16)"
+                                                    : "bits"));
+        return;
+    }
     line(fmt::format("const unsigned char* const src = {};", global_element_ptr(op, op.index, "index")));
     if (width <= 4) {
         line(fmt::format("xor_b32_sink(load_sink, ld_volatile_global_{}(src));", width_suffix(width)));

@@ -1,6 +1,6 @@
-// PTX wrappers for the per-thread ops (volatile shared/global accesses by width, cp.async
-// and its groups) and the L2 prefetches through the TMA unit. Same conventions as
-// ptx_wrappers.cpp, which appends this text to its own.
+// PTX wrappers for the per-thread ops (volatile shared/global accesses by width, plain global
+// stores, cp.async and its groups) and the L2 prefetches through the TMA unit. Same
+// conventions as ptx_wrappers.cpp, which appends this text to its own.
 #include "device/ptx_wrappers.h"
 
 namespace tmasim::device {
@@ -116,6 +116,26 @@ __device__ __forceinline__ void ld_volatile_global_v4_b32(const void* addr, unsi
                                                           unsigned& d3) {
     asm volatile("ld.volatile.global.v4.b32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3) : "l"(addr) : "memory");
+}
+
+// ---- plain global stores, for the per-thread global.store ----
+
+// PTX: st.global.{b8, b16, b32, v2.b32, v4.b32} [addr], v;  sm_20 (N bytes, v in every 32-bit word)
+template <int N>
+__device__ __forceinline__ void st_global(unsigned char* addr, unsigned v) {
+    if constexpr (N == 1) {
+        asm volatile("st.global.b8 [%0], %1;" :: "l"(addr), "r"(v) : "memory");
+    } else if constexpr (N == 2) {
+        asm volatile("st.global.b16 [%0], %1;" :: "l"(addr), "r"(v) : "memory");
+    } else if constexpr (N == 4) {
+        asm volatile("st.global.b32 [%0], %1;" :: "l"(addr), "r"(v) : "memory");
+    } else if constexpr (N == 8) {
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" :: "l"(addr), "r"(v), "r"(v) : "memory");
+    } else {
+        static_assert(N == 16, "st.global moves 1, 2, 4, 8 or 16 bytes");
+        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};"
+                     :: "l"(addr), "r"(v), "r"(v), "r"(v), "r"(v) : "memory");
+    }
 }
 
 // PTX: xor.b32 d, a, b;  sm_20 (d = sink: folds a loaded value into the thread's sink)
@@ -255,6 +275,7 @@ std::vector<std::string> ptx_thread_op_wrapper_names() {
         "ld_volatile_global_b32",
         "ld_volatile_global_v2_b32",
         "ld_volatile_global_v4_b32",
+        "st_global",
         "xor_b32_sink",
         "cp_async_ca_shared_global",
         "cp_async_cg_shared_global",

@@ -32,6 +32,7 @@
     X(shared_store, "shared.store", per_thread, "buffer, index, width, value, cta",                           \
       kPerThread | kWritesShared, 90)                                                                        \
     X(global_load, "global.load", per_thread, "global, index, width", kPerThread, 90)                        \
+    X(global_store, "global.store", per_thread, "global, index, width, value", kPerThread, 90)               \
     X(shared_snapshot, "shared.snapshot", snapshot, "buffer", kReadsShared, 90)                              \
     X(cp_async, "cp.async", cp_async, "global, src_index, dst, dst_index, size, src_size, cache",            \
       kPerThread | kAsync | kWritesShared, 90)                                                               \

@@ -169,4 +169,6 @@ std::string HazardRules::message(const std::string& id, const std::string& what)
     return fmt::format("{}: {} [{}]", what, r.statement, r.reference);
 }
 
+std::string HazardRules::cite(const std::string& id) { return "[" + get(id).reference + "]"; }
+
 }  // namespace tmasim::model

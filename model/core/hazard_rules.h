@@ -23,6 +23,8 @@ public:
     static const HazardRule& get(const std::string& id);
     // "<what happened>: <statement> [<reference>]".
     static std::string message(const std::string& id, const std::string& what);
+    // "[<reference>]": the reference of a message that says the rule in its own words.
+    static std::string cite(const std::string& id);
 };
 
 }  // namespace tmasim::model

@@ -241,8 +241,8 @@ void CopyIssuer::check_alignment(const EventSite& site, const std::string& what,
                                  int64_t align) {
     if (value % align == 0) return;
     cta_.hazard(op_, site, "bulk.alignment",
-                fmt::format("{}: {} {} is not a multiple of {} bytes [PTX 9.7.9.25.4.1, 5.5.3; "
-                            "semantics.md D22, D25]", op_title(op_), what, value, align),
+                fmt::format("{}: {} {} is not a multiple of {} bytes {}", op_title(op_), what, value, align,
+                            HazardRules::cite("bulk.alignment")),
                 {{"what", what}, {"value", std::to_string(value)}, {"align", std::to_string(align)}});
 }
 
@@ -263,8 +263,8 @@ void CopyIssuer::check_proxy_fence(const EventSite& site, int thread, int64_t fi
     const std::string threads = format_id_ranges(v->threads);
     cta_.hazard(op_, site, "proxy.generic_to_async",
                 fmt::format("{} reads {}[{}..{}] written by generic stores of threads {} ({}) with "
-                            "no fence.proxy.async on the causality path [PTX 9.7.13.4; semantics.md B12]",
-                            op_title(op_), buffer_, lo, hi, threads, writers),
+                            "no fence.proxy.async on the causality path {}",
+                            op_title(op_), buffer_, lo, hi, threads, writers, HazardRules::cite("proxy.generic_to_async")),
                 {{"buffer", buffer_}, {"first_byte", std::to_string(lo)},
                  {"last_byte", std::to_string(hi)}, {"writer_threads", threads}});
 }

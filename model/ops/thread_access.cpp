@@ -116,14 +116,23 @@ double ThreadAccess::global_access(const std::vector<int>& lanes, std::map<std::
     const GlobalTensor& t = g.tensor(op_.global);
     const int64_t esize = dtype_size(t.type);
     const int64_t width = op_.width.empty() ? esize : op_.width.eval_int(env_);
+    // global.store: every element it covers gets `value`, written into the tensor's image
+    // at the issue instant (a posted store: the warp does not wait for it to reach L2).
+    const bool is_store = op_takes_key(op_.kind, "value");
     bool resident = true;
     for (int lane : lanes) {
         const int thread = warp_ * 32 + lane;
         const int64_t first = op_.index.eval_int(lane_env(lane)) * esize, last = first + width - 1;
         if (first < 0 || last >= t.size_bytes())
-            throw std::out_of_range(fmt::format("{}: thread {} reads bytes {}..{} outside {} ({} bytes)",
-                                                op_title(op_), thread, first, last, t.name, t.size_bytes()));
+            throw std::out_of_range(fmt::format("{}: thread {} {} bytes {}..{} outside {} ({} bytes)", op_title(op_),
+                                                thread, is_store ? "writes" : "reads", first, last, t.name,
+                                                t.size_bytes()));
         resident = g.touch(t.name, first, last) && resident;
+        if (is_store) {
+            const Expr::IntEnv env = lane_env(lane);
+            for (int64_t e = first / esize; e <= last / esize; ++e) store_value(t.type, g.bytes(t.name).data(), e, env);
+            continue;
+        }
         std::string rule;
         if (const BulkStore* s = cta_.bulk_stores().global_race(thread, t.name, first, last, cta_.tracker(), rule)) {
             const std::string what = fmt::format(
@@ -134,8 +143,9 @@ double ThreadAccess::global_access(const std::vector<int>& lanes, std::map<std::
                              {{"tensor", t.name}, {"thread", std::to_string(thread)}, {"store_op", std::to_string(s->op)}});
         }
     }
-    detail["l2_hit"] = resident ? "1" : "0";
     const TimingParams& tp = cta_.run().timing;
+    if (is_store) return tp.issue_cycles;
+    detail["l2_hit"] = resident ? "1" : "0";
     return resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles;
 }
 

@@ -169,9 +169,8 @@ void WgmmaWarpOps::report_unfenced(const Op& op, const std::vector<UnfencedRead>
     for (int id : ops) wrote += (wrote.empty() ? "" : "; ") + op_name(cta_.run().scenario, id);
     cta_.hazard_once(op, w_.site(op, 0), "proxy.generic_to_async",
                      fmt::format("{} reads {} through the async proxy, but generic stores ({}) wrote them with no "
-                                 "fence.proxy.async on the causality path [PTX 9.7.15.4, 9.7.13.4; semantics.md B12, "
-                                 "B14]",
-                                 op_title(op), what, wrote),
+                                 "fence.proxy.async on the causality path {}",
+                                 op_title(op), what, wrote, HazardRules::cite("proxy.generic_to_async")),
                      {{"buffer", reads.front().buffer}, {"first_byte", std::to_string(reads.front().first)},
                       {"last_byte", std::to_string(reads.front().last)}, {"writer_threads", first_threads}});
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/sm/cta_module.h"
+#include "model/core/hazard_rules.h"
 #include "model/core/op_text.h"
 #include "model/state/proxy_tracker.h"
 #include "model/sm/warp_process.h"
@@ -25,10 +26,9 @@ Diagnostic barrier_hang(const CtaModule& cta, const BlockedAt& b, const std::vec
     d.cta = cta.index();
     d.message = fmt::format(
         "hang at {}: barrier {} phase {} never completes: expected {} bytes, delivered {} "
-        "(tx-count {}), {} arrivals pending; warps {} wait on parity {} "
-        "[PTX 9.7.13.15.6; semantics.md A7]",
+        "(tx-count {}), {} arrivals pending; warps {} wait on parity {} {}",
         op_title(*b.op), slot.name, m.phase(), m.expected_bytes(), m.delivered_bytes(),
-        m.tx_count(), m.pending(), format_id_ranges(warps), b.parity);
+        m.tx_count(), m.pending(), format_id_ranges(warps), b.parity, HazardRules::cite(d.rule));
     d.detail = {{"barrier", slot.name},
                 {"phase", std::to_string(m.phase())},
                 {"parity", std::to_string(b.parity)},

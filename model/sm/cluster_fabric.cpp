@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/core/hazard_rules.h"
 #include "model/core/op_text.h"
 #include "model/state/proxy_tracker.h"
 #include "model/core/sim_time.h"
@@ -59,9 +60,9 @@ void ClusterFabric::explain_hangs(const CtaModule& cta, std::vector<Diagnostic>&
                                    c.at_rank(r).index(), r, format_id_ranges(threads));
             d.rule = "cluster.deadlock";
             d.message = fmt::format("hang at {}: cluster barrier phase {} never completes: {} never arrive "
-                                    "(warps {} of CTA {} wait) [PTX 9.7.13.3; semantics.md F33]",
+                                    "(warps {} of CTA {} wait) {}",
                                     op_title(*op), c.barrier().phase(), who.empty() ? "no live thread" : who,
-                                    d.detail["warps"], cta.index());
+                                    d.detail["warps"], cta.index(), HazardRules::cite(d.rule));
             d.detail["phase"] = std::to_string(c.barrier().phase());
             d.detail["missing"] = who;
         }

@@ -112,8 +112,8 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     bool waited = false;
     if (!slot.state.live()) {
         cta_.hazard(op, site(op, ev.front()), "mbarrier.uninit",
-                    fmt::format("{}: wait on barrier {} that is not initialised "
-                                "[PTX 9.7.13.15; semantics.md A3]", op_title(op), slot.name),
+                    fmt::format("{}: wait on barrier {} that is not initialised {}", op_title(op), slot.name,
+                                HazardRules::cite("mbarrier.uninit")),
                     {{"barrier", slot.name}});
     } else {
         check_parity_alias(op, lanes, b, parity);

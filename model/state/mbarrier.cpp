@@ -2,18 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "model/core/hazard_rules.h"
+
 namespace tmasim::model {
 
 void Mbarrier::init(int64_t count) {
     if (live_)
         throw MbarrierError("mbarrier.reinit",
-                            "mbarrier.init on a live barrier that was not invalidated "
-                            "[PTX 9.7.13.15.9; semantics.md A3]");
+                            "mbarrier.init on a live barrier that was not invalidated " +
+                                HazardRules::cite("mbarrier.reinit"));
     if (count < 1 || count > kMaxCount)
         throw MbarrierError("mbarrier.count_range",
-                            fmt::format("mbarrier.init count {} is outside 1..{} "
-                                        "[PTX 9.7.13.15.2; semantics.md A2]",
-                                        count, kMaxCount));
+                            fmt::format("mbarrier.init count {} is outside 1..{} {}", count, kMaxCount,
+                                        HazardRules::cite("mbarrier.count_range")));
     live_ = true;
     phase_ = 0;
     pending_ = expected_ = count;
@@ -30,17 +31,16 @@ bool Mbarrier::arrive(int64_t count) {
     if (count < 1 || count > pending_)
         throw MbarrierError("mbarrier.pending_range",
                             fmt::format("mbarrier.arrive with count {} but {} arrivals pending: "
-                                        "pending would leave 0..{} [PTX 9.7.13.15.2; semantics.md A2, A5]",
-                                        count, pending_, kMaxCount));
+                                        "pending would leave 0..{} {}",
+                                        count, pending_, kMaxCount, HazardRules::cite("mbarrier.pending_range")));
     pending_ -= count;
     return complete_if_done();
 }
 
 void Mbarrier::require_tx_amount(int64_t bytes, const char* what) {
     if (bytes < 0 || bytes > kMaxTx)
-        throw MbarrierError("mbarrier.tx_range", fmt::format("{} of {} bytes is outside 0..{} "
-                                                             "[PTX 9.7.13.15.2; semantics.md A2]",
-                                                             what, bytes, kMaxTx));
+        throw MbarrierError("mbarrier.tx_range", fmt::format("{} of {} bytes is outside 0..{} {}", what, bytes,
+                                                             kMaxTx, HazardRules::cite("mbarrier.tx_range")));
 }
 
 bool Mbarrier::expect_tx(int64_t bytes) {
@@ -66,8 +66,8 @@ void Mbarrier::increment_pending() {
     if (pending_ + 1 > kMaxCount)
         throw MbarrierError("mbarrier.pending_range",
                             fmt::format("cp.async.mbarrier.arrive would raise pending arrivals to {}, "
-                                        "above {} [PTX 9.7.13.15.2, 9.7.13.15.15; semantics.md A2]",
-                                        pending_ + 1, kMaxCount));
+                                        "above {} {}",
+                                        pending_ + 1, kMaxCount, HazardRules::cite("mbarrier.pending_range")));
     ++pending_;
 }
 
@@ -79,16 +79,16 @@ bool Mbarrier::test_wait(int64_t parity) const {
 void Mbarrier::require_live(const char* what) const {
     if (!live_)
         throw MbarrierError("mbarrier.uninit",
-                            fmt::format("{} on a barrier that is not initialised (or was "
-                                        "invalidated) [PTX 9.7.13.15; semantics.md A3]", what));
+                            fmt::format("{} on a barrier that is not initialised (or was invalidated) {}", what,
+                                        HazardRules::cite("mbarrier.uninit")));
 }
 
 void Mbarrier::check_tx(int64_t new_tx, const char* what) const {
     if (new_tx > kMaxTx || new_tx < -kMaxTx)
         throw MbarrierError("mbarrier.tx_range",
                             fmt::format("{} would take the tx-count from {} to {}, outside "
-                                        "+-{} [PTX 9.7.13.15.2; semantics.md A2]",
-                                        what, tx_, new_tx, kMaxTx));
+                                        "+-{} {}",
+                                        what, tx_, new_tx, kMaxTx, HazardRules::cite("mbarrier.tx_range")));
 }
 
 bool Mbarrier::complete_if_done() {

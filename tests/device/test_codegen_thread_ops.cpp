@@ -1,4 +1,4 @@
-// Codegen of the per-thread ops (shared.load/store, global.load at every width), the
+// Codegen of the per-thread ops (shared.load/store, global.load/store at every width), the
 // cp.async family and the two L2 prefetches: the kernel compiles for sm_90a and calls the
 // wrapper of each instruction, with per-thread indices and the wait records of waits.
 #include <catch2/catch.hpp>
@@ -45,6 +45,9 @@ program:
   - {op: global.load, global: I, index: "lane*8", width: 16, by: warp2}
   - {op: global.load, global: H, index: "tid", width: 1}
   - {op: global.load, global: I, index: "tid", width: 2, by: thread5}
+  - {op: global.store, global: G, index: "tid", value: "tid * 0.5"}
+  - {op: global.store, global: H, index: "tid*16", width: 16, value: "lane", by: "tid < 64"}
+  - {op: global.store, global: I, index: "tid*2", width: 4, value: "warp"}
   - op: loop
     var: i
     count: 2
@@ -97,6 +100,13 @@ TEST_CASE("per-thread ops, cp.async and L2 prefetches compile for sm_90a", "[dev
              "ld_volatile_global_v4_b32(src, d0, d1, d2, d3);",
              "xor_b32_sink(load_sink, ld_volatile_global_b8(src));",
              "xor_b32_sink(load_sink, ld_volatile_global_b16(src));",
+             // global.store: the value converted like shared.store's, one st.global of the width
+             "unsigned char* const dst = global0 + ",
+             "const unsigned bits = __float_as_uint((float)(",
+             "st_global<4>(dst, bits);",
+             "st_global<16>(dst, bits * 0x01010101u);",
+             "const unsigned bits = (unsigned)f32_to_f16_bits_rne((float)(",
+             "st_global<4>(dst, bits | (bits << 16));",
              // shared.load by width
              "xor_b32_sink(load_sink, ld_volatile_shared_b32(addr));",
              "ld_volatile_shared_v4_b32(addr, d0, d1, d2, d3);",

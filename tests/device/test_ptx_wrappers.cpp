@@ -78,6 +78,11 @@ extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapP
     ld_volatile_global_v2_b32(g + 8 * threadIdx.x, d0, d1);
     ld_volatile_global_v4_b32(g + 16 * threadIdx.x, d0, d1, d2, d3);
     sink ^= d0 ^ d1 ^ d2 ^ d3;
+    st_global<1>(g + threadIdx.x, d0);
+    st_global<2>(g + 2 * threadIdx.x, d1);
+    st_global<4>(g + 4 * threadIdx.x, d2);
+    st_global<8>(g + 8 * threadIdx.x, d3);
+    st_global<16>(g + 16 * threadIdx.x, sink);
     cp_async_ca_shared_global<4>(s + 4 * threadIdx.x, g + 4 * threadIdx.x);
     cp_async_ca_shared_global<8>(s + 8 * threadIdx.x, g, threadIdx.x % 9);
     cp_async_cg_shared_global<16>(s + 16 * (threadIdx.x % 64), g);
