@@ -11,14 +11,6 @@ namespace {
 constexpr const char* kDeviceAbi = R"abi(
 struct alignas(64) TensorMapParam { unsigned long long v[16]; };  // a CUtensorMap, by value
 
-// PTX: st.shared.v4.u32 / ld.shared.v4.u32 (the trace ring)
-__device__ __forceinline__ void st_shared_v4_u32(unsigned addr, unsigned a, unsigned b, unsigned c, unsigned d) {
-    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" :: "r"(addr), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
-}
-__device__ __forceinline__ void ld_shared_v4_u32(unsigned addr, unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr) : "memory");
-}
-
 struct DeviceRecord {
     unsigned long long clk;
     unsigned dur, meta;  // meta: kind | ended << 3 | lane << 4 | op << 9
@@ -34,26 +26,20 @@ struct DeviceStatus {
 };
 
 
-// Where one warp's records go. Each warp owns a region of `capacity` records in global
-// memory and a warp-uniform slot counter that every lane advances after each op the warp
-// records, so no slot is shared and no atomic is needed. A record is one 16-byte store with
-// no %globaltimer read (only entry and exit read it). Where shared memory allows, that store
-// goes into the warp's 64-record ring (`ring`, a shared address; 0: none) and each half of
-// 32 leaves for global memory by a bulk copy (the async proxy): on an H100 a global store
-// before each CTA barrier made the barrier wait for it, tripling a stream's time at one
-// CTA. The copy is issued by the warp's last lane (elected ops and threadN run on low
-// lanes, whose bulk groups the scenario's own wait_group ops count). A record that does not
-// fit its region is counted in a register and the count added to the status at exit.
-// (The benchmark's --experiments variants: TMASIM_TRACE_DIRECT stores every record straight
-// to global memory, TMASIM_TRACE_NO_STORE writes none, to show what the clock reads cost.)
+// Where one warp's records go. Each warp owns a region of `capacity` records and a
+// warp-uniform slot counter that every lane advances after each op the warp records, so no
+// slot is shared and recording is one plain (posted) 16-byte store: no atomic (a global
+// atomic per record cost ~700 cycles), no fence, no %globaltimer read (only entry and exit
+// read it). A record that does not fit is counted in a register, and the count added to the
+// status once, at exit. (A shared-memory ring copied out 32 records at a time measured
+// slower on an H100 than these stores; TMASIM_TRACE_NO_STORE, the benchmark's --experiments
+// variant, writes no record at all, to show what the clock reads alone cost.)
 struct Tracer {
     DeviceRecord* buf;  // this warp's region
     unsigned capacity;  // records per warp
     DeviceStatus* status;
     unsigned next;      // same value in every lane of the warp
     unsigned dropped;
-    unsigned ring;      // shared address of the warp's 64-record ring; 0: write to `buf`
-    unsigned copier;    // the lane that issues the ring's bulk copies
 
     __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
                                           unsigned long long c0, unsigned long long c1) {
@@ -68,10 +54,7 @@ struct Tracer {
 #ifdef TMASIM_TRACE_NO_STORE
         if (meta == 0xffffffffu && dur == 0u) status->trace_unused = (unsigned)c0;
 #else
-        if (ring != 0u)
-            st_shared_v4_u32(ring + (slot & 63u) * 16u, (unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
-        else
-            *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+        *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
 #endif
     }
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
@@ -84,41 +67,7 @@ struct Tracer {
         write(next, 0, kind, 1, 0, clk, clk);
         write(next + 1u, 0, 4, 1, 0, ns, ns);
     }
-    // Ring slots [first, end) to global memory (warp-wide: every lane that has not exited).
-    // Each lane makes its own shared stores visible to the async proxy; the copier lane then
-    // copies, and waits until the copy before it has read the other half, which the warp
-    // writes next.
-    __device__ __forceinline__ void copy_out(unsigned first, unsigned end) const {
-        if (end > capacity) end = capacity;
-        fence_proxy_async_shared_cta();
-        __syncwarp(__activemask());
-        if ((threadIdx.x & 31u) == copier && first < end) {
-            cp_async_bulk_global_shared_cta_bulk_group(buf + first, ring + (first & 63u) * 16u, (end - first) * 16u);
-            cp_async_bulk_commit_group();
-            cp_async_bulk_wait_group_read<1>();
-        }
-        __syncwarp(__activemask());
-    }
-    __device__ __forceinline__ void advance() {
-        ++next;
-        if (ring != 0u && (next & 31u) == 0u) copy_out(next - 32u, next);
-    }
-    // At the warp's exit: what the ring still holds, and every copy complete.
-    __device__ __forceinline__ void flush() const {
-        if (ring == 0u) return;
-        if ((next & 31u) != 0u) copy_out(next & ~31u, next);
-        if ((threadIdx.x & 31u) == copier) cp_async_bulk_wait_group<0>();
-    }
-    // On a hang, by the lane that wrote the last record (slot `next`) and then exits alone:
-    // the pending slots with plain stores.
-    __device__ __forceinline__ void flush_alone() const {
-        if (ring == 0u) return;
-        for (unsigned slot = next & ~31u; slot <= next && slot < capacity; ++slot) {
-            unsigned v0, v1, v2, v3;
-            ld_shared_v4_u32(ring + (slot & 63u) * 16u, v0, v1, v2, v3);
-            *reinterpret_cast<uint4*>(buf + slot) = make_uint4(v0, v1, v2, v3);
-        }
-    }
+    __device__ __forceinline__ void advance() { ++next; }
     __device__ __forceinline__ void flush_dropped() const {
         if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
     }
