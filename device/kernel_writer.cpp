@@ -1,5 +1,7 @@
 #include "device/kernel_writer.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "device/codegen.h"
@@ -113,8 +115,12 @@ void KernelWriter::emit_loop(const Op& op) {
     const std::string count = int_expr(op.loop_count, op, "count");
     line(fmt::format("// op {}: loop", op.id));
     open("");
-    line(fmt::format("const long long n{} = {};", depth, count));
-    open(fmt::format("for (long long L{0} = 0; L{0} < n{0}; ++L{0})", depth));
+    // A constant count that fits an int gets an int counter, as a hand-written loop has: its
+    // index arithmetic (t % 4, (t + 4) * 64) then stays 32-bit.
+    const bool small = op.loop_count.is_constant() && op.loop_count.eval_int({}) <= INT32_MAX;
+    const char* type = small ? "int" : "long long";
+    line(fmt::format("const {} n{} = {};", type, depth, count));
+    open(fmt::format("for ({1} L{0} = 0; L{0} < n{0}; ++L{0})", depth, type));
     line(fmt::format("it[{0}] = L{0};", depth));
     loop_vars_.push_back(op.var);
     loop_counts_.push_back(op.loop_count);
