@@ -100,7 +100,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
     std::vector<std::pair<std::string, CUfunction>> extra;
     if (o.experiments)
-        for (const char* define : {"TMASIM_TRACE_DIRECT", "TMASIM_TRACE_NO_STORE"})
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_CLOCK32"})
             extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
                                                                               generate_kernel_source(s, TraceLevel::all),
                                                                           target, o.cache_dir, define),

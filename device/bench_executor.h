@@ -18,8 +18,8 @@ struct BenchOptions {
     int warmup = 2;
     int reps = 9;                            // timed launches of each variant; the median counts
     std::string cache_dir;
-    // Two more traced variants, to see where tracing's cost lies: every record straight to
-    // global memory (no shared-memory ring), and the clock reads without any record.
+    // Two more traced variants, to see where tracing's cost lies: the clock reads without any
+    // record, and the 32-bit %clock instead of %clock64 (its traces would wrap; timing only).
     bool experiments = false;
 };
 

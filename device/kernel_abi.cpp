@@ -11,15 +11,6 @@ namespace {
 constexpr const char* kDeviceAbi = R"abi(
 struct alignas(64) TensorMapParam { unsigned long long v[16]; };  // a CUtensorMap, by value
 
-// PTX: st.shared.v4.u32 / ld.shared.v4.u32 (the trace ring; not volatile: the ring is the
-// tracer's own, and __syncwarp orders it between lanes)
-__device__ __forceinline__ void st_shared_v4_u32(unsigned addr, unsigned a, unsigned b, unsigned c, unsigned d) {
-    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" :: "r"(addr), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
-}
-__device__ __forceinline__ void ld_shared_v4_u32(unsigned addr, unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr) : "memory");
-}
-
 struct DeviceRecord {
     unsigned long long clk;
     unsigned dur, meta;  // meta: kind | ended << 3 | lane << 4 | op << 9
@@ -34,23 +25,21 @@ struct DeviceStatus {
     unsigned long long hang_waited_ns;
 };
 
-// Where one warp's records go. Each warp owns a region of `capacity` records in global
-// memory and a warp-uniform slot counter that every lane advances after each op the warp
-// records, so no slot is shared and no atomic is needed. Where shared memory allows, a
-// record is first one 16-byte shared store into the warp's ring of 32 (`ring`, a shared
-// address; 0: none), and the warp copies a full ring to global memory in one coalesced
-// store per lane when its counter crosses a multiple of 32: no global store, atomic, fence
-// or %globaltimer read sits between two timed ops. A record that does not fit its region
-// is counted in a register, and the count added to the status once, at exit.
-// (TMASIM_TRACE_DIRECT and TMASIM_TRACE_NO_STORE are the benchmark's --experiments
-// variants: every record straight to global memory, and no record written at all.)
+
+// Where one warp's records go. Each warp owns a region of `capacity` records and a
+// warp-uniform slot counter that every lane advances after each op the warp records, so no
+// slot is shared and recording is one plain (posted) 16-byte store: no atomic (a global
+// atomic per record cost ~700 cycles), no fence, no %globaltimer read (only entry and exit
+// read it). A record that does not fit is counted in a register, and the count added to the
+// status once, at exit. (A shared-memory ring copied out 32 records at a time measured
+// slower on an H100 than these stores; TMASIM_TRACE_NO_STORE, the benchmark's --experiments
+// variant, writes no record at all, to show what the clock reads alone cost.)
 struct Tracer {
     DeviceRecord* buf;  // this warp's region
     unsigned capacity;  // records per warp
     DeviceStatus* status;
     unsigned next;      // same value in every lane of the warp
     unsigned dropped;
-    unsigned ring;      // shared address of the warp's 32-record ring; 0: write to `buf`
 
     __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
                                           unsigned long long c0, unsigned long long c1) {
@@ -65,10 +54,7 @@ struct Tracer {
 #ifdef TMASIM_TRACE_NO_STORE
         if (meta == 0xffffffffu && dur == 0u) status->trace_unused = (unsigned)c0;
 #else
-        if (ring != 0u)
-            st_shared_v4_u32(ring + (slot & 31u) * 16u, (unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
-        else
-            *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+        *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
 #endif
     }
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
@@ -81,37 +67,7 @@ struct Tracer {
         write(next, 0, kind, 1, 0, clk, clk);
         write(next + 1u, 0, 4, 1, 0, ns, ns);
     }
-    // Ring slots [first, end) to global memory, lane i copying slot first + i (warp-wide:
-    // every lane of the warp that has not exited calls it).
-    __device__ __forceinline__ void copy_out(unsigned first, unsigned end) const {
-        const unsigned lane = threadIdx.x & 31u;
-        __syncwarp(__activemask());
-        const unsigned slot = first + lane;
-        if (slot < end && slot < capacity) {
-            unsigned v0, v1, v2, v3;
-            ld_shared_v4_u32(ring + (slot & 31u) * 16u, v0, v1, v2, v3);
-            *reinterpret_cast<uint4*>(buf + slot) = make_uint4(v0, v1, v2, v3);
-        }
-        __syncwarp(__activemask());
-    }
-    __device__ __forceinline__ void advance() {
-        ++next;
-        if (ring != 0u && (next & 31u) == 0u) copy_out(next - 32u, next);
-    }
-    // At the warp's exit: what the ring still holds.
-    __device__ __forceinline__ void flush() const {
-        if (ring != 0u && (next & 31u) != 0u) copy_out(next & ~31u, next);
-    }
-    // On a hang, by the one lane that wrote the last record (slot `next`) and then exits:
-    // the pending slots one by one (the other lanes may have exited already).
-    __device__ __forceinline__ void flush_alone() const {
-        if (ring == 0u) return;
-        for (unsigned slot = next & ~31u; slot <= next && slot < capacity; ++slot) {
-            unsigned v0, v1, v2, v3;
-            ld_shared_v4_u32(ring + (slot & 31u) * 16u, v0, v1, v2, v3);
-            *reinterpret_cast<uint4*>(buf + slot) = make_uint4(v0, v1, v2, v3);
-        }
-    }
+    __device__ __forceinline__ void advance() { ++next; }
     __device__ __forceinline__ void flush_dropped() const {
         if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
     }
@@ -160,16 +116,26 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
 }
 
 // mbarrier.wait: probe until the phase with `parity` completes or the watchdog expires.
-// A first probe that succeeds costs what a hand-written wait costs; the watchdog's
-// %globaltimer is read only once a probe has failed, so `waited_ns` counts from then.
+// A first probe that succeeds costs what a hand-written wait costs. After a failed one the
+// loop reads only %clock64: a %globaltimer read in the loop delayed the wake-up (an H100
+// multicast stream ran 15% slower than by hand). 2 cycles per ns bound the SM clock, so
+// the wait lasts at least `watchdog_ns`; `waited_ns` converts by the warp's own clock rate
+// since its entry (`entry_clock`, `entry_ns`).
 __device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsigned parity,
                                                               unsigned long long watchdog_ns,
-                                                              unsigned long long& waited_ns) {
+                                                              unsigned long long& waited_ns,
+                                                              unsigned long long entry_clock,
+                                                              unsigned long long entry_ns) {
     if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
-    const unsigned long long start_ns = read_globaltimer();
+    const unsigned long long start = read_clock64();
+    const unsigned long long limit = 2ull * watchdog_ns;
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
-        waited_ns = read_globaltimer() - start_ns;
-        if (waited_ns > watchdog_ns) return false;
+        const unsigned long long now = read_clock64();
+        if (now - start > limit) {
+            const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);
+            waited_ns = (unsigned long long)((double)(now - start) * ns_per_clock);
+            return false;
+        }
     }
     return true;
 }

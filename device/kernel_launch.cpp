@@ -67,10 +67,10 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
 
     // The kernel aligns its dynamic shared memory up to 1024 bytes itself.
-    const int64_t smem = compute_shared_layout(s_).total_bytes + trace_ring_bytes(s_, level_) + 1024;
+    const int64_t smem = compute_shared_layout(s_).total_bytes + 1024;
     if (smem > gpu_.info().max_smem_optin)
         throw std::runtime_error(fmt::format(
-            "scenario needs {} bytes of shared memory per CTA (layout, trace ring, + 1024 for alignment); "
+            "scenario needs {} bytes of shared memory per CTA (layout + 1024 for alignment); "
             "{} allows {}",
             smem, gpu_.info().name, gpu_.info().max_smem_optin));
     smem_bytes_ = static_cast<unsigned>(smem);

@@ -1,10 +1,11 @@
 #include "device/kernel_writer.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "device/codegen.h"
 #include "device/kernel_abi.h"
-#include "device/trace_records.h"
 
 namespace tmasim::device {
 
@@ -83,19 +84,8 @@ void KernelWriter::emit_prologue() {
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
     line(fmt::format("// Trace level `{}`.", to_string(level_)));
-    const int64_t ring = trace_ring_offset(s_, level_);
-    if (ring >= 0) {
-        line("#ifdef TMASIM_TRACE_DIRECT");
-        line("const unsigned trace_ring = 0u;");
-        line("#else");
-        line(fmt::format("const unsigned trace_ring = smem_base + {}u + (unsigned)warp * 512u;  // 32 records per warp",
-                         ring));
-        line("#endif");
-    } else {
-        line("const unsigned trace_ring = 0u;  // records go straight to global memory");
-    }
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
-                     "trace_capacity, status, 0u, 0u, trace_ring}};",
+                     "trace_capacity, status, 0u, 0u}};",
                      s_.launch.num_warps()));
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
     line(fmt::format("if (lane == 0) tracer.record_timer({}, entry_clock, entry_ns);", static_cast<int>(kRecordEntry)));
@@ -125,8 +115,12 @@ void KernelWriter::emit_loop(const Op& op) {
     const std::string count = int_expr(op.loop_count, op, "count");
     line(fmt::format("// op {}: loop", op.id));
     open("");
-    line(fmt::format("const long long n{} = {};", depth, count));
-    open(fmt::format("for (long long L{0} = 0; L{0} < n{0}; ++L{0})", depth));
+    // A constant count that fits an int gets an int counter, as a hand-written loop has: its
+    // index arithmetic (t % 4, (t + 4) * 64) then stays 32-bit.
+    const bool small = op.loop_count.is_constant() && op.loop_count.eval_int({}) <= INT32_MAX;
+    const char* type = small ? "int" : "long long";
+    line(fmt::format("const {} n{} = {};", type, depth, count));
+    open(fmt::format("for ({1} L{0} = 0; L{0} < n{0}; ++L{0})", depth, type));
     line(fmt::format("it[{0}] = L{0};", depth));
     loop_vars_.push_back(op.var);
     loop_counts_.push_back(op.loop_count);
@@ -177,10 +171,7 @@ std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wa
     const std::string call = fmt::format("tracer.record({}, {}, {}, {}, c0, {});", op.id,
                                          static_cast<int>(is_wait ? kRecordWait : kRecordOp), ended ? 1 : 0,
                                          t.record_lane, c1);
-    // A record that never ends is written before the thread exits: it takes the ring's
-    // pending records to global memory itself.
-    return ended ? fmt::format("if ({}) {}", t.recorder, call)
-                 : fmt::format("if ({}) {{ {} tracer.flush_alone(); }}", t.recorder, call);
+    return fmt::format("if ({}) {}", t.recorder, call);
 }
 
 void KernelWriter::emit_epilogue() {
@@ -195,7 +186,6 @@ void KernelWriter::emit_epilogue() {
     line("tracer.advance();");
     line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_ns, exit_ns);", static_cast<int>(kRecordTimer)));
     line("tracer.advance();");
-    line("tracer.flush();");
     line("tracer.flush_dropped();");
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");

@@ -94,7 +94,8 @@ void KernelWriter::emit_wait(const Op& op, const Threads& t) {
     const SharedAddr bar = barrier_addr(op.barrier, op);
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
     line("unsigned long long waited_ns = 0ull;");
-    open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, watchdog_ns, waited_ns))", bar.addr));
+    open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, watchdog_ns, waited_ns, entry_clock, entry_ns))",
+                     bar.addr));
     line("// Watchdog expired: leave a wait_begin without wait_end, report, and exit.");
     line(record_call(op, t, true, false, "c0"));
     line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "

@@ -1,7 +1,5 @@
 #include "device/trace_records.h"
 
-#include "scenarios/layout.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -60,23 +58,6 @@ int64_t records_per_warp(const Scenario& s, TraceLevel level) {
         most = std::max(most, 4 + count_op_instances(s.program, env, level));
     }
     return most;
-}
-
-namespace {
-// Hopper's and Blackwell's opt-in shared memory per block is at least this (227 KiB), less
-// the 1024 bytes the host adds for the base's alignment.
-constexpr int64_t kSharedForLayout = 232448 - 1024;
-}  // namespace
-
-int64_t trace_ring_offset(const Scenario& s, TraceLevel level) {
-    if (level == TraceLevel::none) return -1;
-    const int64_t offset = (compute_shared_layout(s).total_bytes + 15) / 16 * 16;
-    return offset + 512 * int64_t{s.launch.num_warps()} <= kSharedForLayout ? offset : -1;
-}
-
-int64_t trace_ring_bytes(const Scenario& s, TraceLevel level) {
-    const int64_t offset = trace_ring_offset(s, level);
-    return offset < 0 ? 0 : offset + 512 * int64_t{s.launch.num_warps()} - compute_shared_layout(s).total_bytes;
 }
 
 std::vector<TraceRecord> widen_records(const Scenario& s, const std::vector<DeviceRecord>& regions,

@@ -18,13 +18,6 @@ namespace tmasim::device {
 // atomic is needed.
 int64_t records_per_warp(const Scenario& s, TraceLevel level = TraceLevel::all);
 
-// Where each warp's 32-record trace ring starts in shared memory, from the 1024-aligned base:
-// after the scenario's layout, 512 bytes per warp. -1 when the level records no op or the
-// ring does not fit next to the layout (records then go straight to global memory).
-int64_t trace_ring_offset(const Scenario& s, TraceLevel level);
-// The shared memory the ring adds (0 without one).
-int64_t trace_ring_bytes(const Scenario& s, TraceLevel level);
-
 // The regions the kernel wrote (`s.launch.num_warps()` per CTA, `capacity` records each, in
 // (cta, warp) order; never-written slots hold 0xff bytes) widened into TraceRecords: CTA and
 // warp from the region; loop indices from the op's instance count (a warp records an op's

@@ -109,5 +109,7 @@ program:
     };
     CHECK(block_of(1).find("checked_index(") == std::string::npos);
     CHECK(block_of(2).find("checked_index(") == std::string::npos);
+    CHECK(src.find("for (int L0 = 0; L0 < n0; ++L0)") != std::string::npos);        // count 8
+    CHECK(src.find("for (long long L0 = 0; L0 < n0; ++L0)") != std::string::npos);  // count cta + 2
     CHECK(block_of(4).find("checked_index(") != std::string::npos);  // a count that is not a constant
 }
