@@ -33,6 +33,63 @@ std::string see_also(const std::string& id, const std::string& section) {
     return text + "tmasim explain " + id;
 }
 
+std::string op_ref(const Op& op) {
+    std::string text = fmt::format("op #{} {}", op.id, to_string(op.kind));
+    if (!op.label.empty()) text += " '" + op.label + "'";
+    return text + fmt::format(" (line {})", op.loc.line);
+}
+
+bool is_sync_point(OpKind k) {
+    return k == OpKind::sync || k == OpKind::mbarrier_wait || k == OpKind::cluster_sync || k == OpKind::cluster_wait;
+}
+
+// proxy.generic_to_async in this scenario's own terms: the writer ops the model named, the
+// sync that hands their bytes to the issuing thread, and a fence.proxy.async that is present
+// but sits before that sync (it cannot see those writes). Program order stands in for the
+// causal path, which holds for the straight-line and loop-free kernels the catalog teaches.
+std::string proxy_fence_fix(const Scenario& s, const Diagnostic& d) {
+    const Op* reader = s.find_op(d.op);
+    const auto writers_it = d.detail.find("writer_ops");
+    if (!reader || writers_it == d.detail.end()) return "";
+    const Op* writer = nullptr;
+    std::stringstream ids(writers_it->second);
+    for (std::string id; std::getline(ids, id, ',');) {
+        const Op* w = s.find_op(std::stoi(id));
+        if (w && w->id < reader->id && (!writer || w->id > writer->id)) writer = w;
+    }
+    if (!writer) return "";
+    const Op* sync = nullptr;
+    const Op* fence_before = nullptr;
+    const Op* fence_after = nullptr;
+    for (const Op* op : s.all_ops()) {
+        if (op->id <= writer->id || op->id >= reader->id) continue;
+        if (is_sync_point(op->kind)) sync = op;
+        if (op->kind == OpKind::fence_proxy_async) (sync ? fence_after : fence_before) = op;
+    }
+    const auto threads = d.detail.find("writer_threads");
+    const std::string who = threads == d.detail.end() ? "the writing threads" : "threads " + threads->second;
+    if (!sync)
+        return fmt::format("Add {{op: fence.proxy.async}} after {} in {}, before {}.", op_ref(*writer), who,
+                           op_ref(*reader));
+    std::string fix;
+    if (fence_before && !fence_after)
+        fix = fmt::format("{} is there but runs before {}, the sync that brings the writes of {} to the issuing "
+                          "thread: a fence covers only writes its thread can already see. ",
+                          op_ref(*fence_before), op_ref(*sync), who);
+    return fix + fmt::format("Add {{op: fence.proxy.async}} after {} in {}, before {}; or move the fence into "
+                             "the issuing thread after {} and before {}.",
+                             op_ref(*writer), who, op_ref(*sync), op_ref(*sync), op_ref(*reader));
+}
+
+// The rule's general fix, or one naming this scenario's ops where the model gave enough detail.
+std::string fix_for(const Scenario& s, const Diagnostic& d, const model::RuleHelp& help) {
+    if (d.rule == "proxy.generic_to_async") {
+        const std::string concrete = proxy_fence_fix(s, d);
+        if (!concrete.empty()) return concrete;
+    }
+    return help.fix;
+}
+
 }  // namespace
 
 std::string wrap_text(const std::string& text, size_t indent, size_t width) {
@@ -73,7 +130,7 @@ void print_teaching(const Scenario& s, const RunResult& r, std::ostream& out) {
         if (!where.empty()) labelled(out, "at", where);
         if (help) {
             labelled(out, "why", help->why);
-            labelled(out, "fix", help->fix);
+            labelled(out, "fix", fix_for(s, d, *help));
         }
         labelled(out, "see", see_also(d.rule, help ? help->section : ""));
     }

@@ -252,8 +252,9 @@ void CopyIssuer::check_proxy_fence(const EventSite& site, int thread, int64_t fi
     const auto v = cta_.tracker().check_async_read(thread, first, last - first + 1);
     if (!v) return;
     const Scenario& s = cta_.run().scenario;
-    std::string writers;
+    std::string writers, writer_ids;
     for (int id : v->ops) {
+        writer_ids += (writer_ids.empty() ? "" : ",") + std::to_string(id);
         const Op* w = s.find_op(id);
         std::string what = w ? to_string(w->kind) : "op";
         if (w && !w->label.empty()) what += " '" + w->label + "'";
@@ -261,12 +262,16 @@ void CopyIssuer::check_proxy_fence(const EventSite& site, int thread, int64_t fi
     }
     const int64_t lo = v->first_byte - buffer_base_, hi = v->last_byte - buffer_base_;
     const std::string threads = format_id_ranges(v->threads);
+    const SharedBuffer* decl = s.find_shared(is_load(op_.kind) ? op_.dst.name : op_.src.name);
+    const int64_t esize = decl ? dtype_size(decl->type) : 1;
     cta_.hazard(op_, site, "proxy.generic_to_async",
-                fmt::format("{} reads {}[{}..{}] written by generic stores of threads {} ({}) with "
+                fmt::format("{} reads {} written by generic stores of threads {} ({}) with "
                             "no fence.proxy.async on the causality path {}",
-                            op_title(op_), buffer_, lo, hi, threads, writers, HazardRules::cite("proxy.generic_to_async")),
+                            op_title(op_), byte_range_text(buffer_, lo, hi, esize), threads, writers,
+                            HazardRules::cite("proxy.generic_to_async")),
                 {{"buffer", buffer_}, {"first_byte", std::to_string(lo)},
-                 {"last_byte", std::to_string(hi)}, {"writer_threads", threads}});
+                 {"last_byte", std::to_string(hi)}, {"writer_threads", threads},
+                 {"writer_ops", writer_ids}});
 }
 
 }  // namespace tmasim::model

@@ -164,7 +164,9 @@ TEST_CASE("catalog: tma_2d_missing_proxy_fence reports the unfenced TMA store", 
     CHECK(d.rule == "proxy.generic_to_async");
     CHECK(d.op == op_id(s, "store"));
     CHECK(d.message.find("(store)") != std::string::npos);
-    CHECK(d.message.find("smem_buffer[0..255]") != std::string::npos);
+    // Byte offsets, with the i32 elements they cover, so the range is not read as indices.
+    CHECK(d.message.find("smem_buffer bytes 0..255 (elements 0..63)") != std::string::npos);
+    CHECK(d.detail.at("writer_ops") == "6");  // the compute op, the only generic writer
     CHECK(d.message.find("threads 0-63") != std::string::npos);
     CHECK(d.detail.at("buffer") == "smem_buffer");
     // A hazard does not stop the run: the store still happened.
