@@ -6,7 +6,7 @@ _tmasim() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local subcommands="validate run diff export codegen explain report"
+    local subcommands="validate run diff export report codegen explain schema bench"
     local sub=${words[1]}
     if [ "$cword" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$subcommands --help --version" -- "$cur"))
