@@ -76,9 +76,10 @@ std::string proxy_fence_fix(const Scenario& s, const Diagnostic& d) {
         fix = fmt::format("{} is there but runs before {}, the sync that brings the writes of {} to the issuing "
                           "thread: a fence covers only writes its thread can already see. ",
                           op_ref(*fence_before), op_ref(*sync), who);
-    return fix + fmt::format("Add {{op: fence.proxy.async}} after {} in {}, before {}; or move the fence into "
-                             "the issuing thread after {} and before {}.",
-                             op_ref(*writer), who, op_ref(*sync), op_ref(*sync), op_ref(*reader));
+    return fix + fmt::format("Add {{op: fence.proxy.async}} after {} in {}, before {}; or {} the issuing thread "
+                             "after {} and before {}.",
+                             op_ref(*writer), who, op_ref(*sync), fence_before ? "move that fence into" : "fence in",
+                             op_ref(*sync), op_ref(*reader));
 }
 
 // The rule's general fix, or one naming this scenario's ops where the model gave enough detail.
