@@ -108,13 +108,13 @@ TEST_CASE("programs: fence placement (semantics.md scenario 8)", "[model][progra
         REQUIRE(r.diagnostics.size() == 1);
         CHECK(r.diagnostics[0].rule == "proxy.generic_to_async");
         // Thread 0 fenced after its own write: only the other writers are unfenced.
-        CHECK(r.diagnostics[0].message.find("smem_buffer[4..255]") != std::string::npos);
+        CHECK(r.diagnostics[0].message.find("smem_buffer bytes 4..255 (elements 1..63)") != std::string::npos);
         CHECK(r.diagnostics[0].message.find("threads 1-63") != std::string::npos);
     }
     SECTION("only warp 1 fences: warp 0's writes are reported") {
         const RunResult r = guide_2d_with("  - {op: fence.proxy.async, by: warp1}\n  - {op: sync}\n");
         REQUIRE(r.outcome == Outcome::hazard);
-        CHECK(r.diagnostics[0].message.find("smem_buffer[0..127]") != std::string::npos);
+        CHECK(r.diagnostics[0].message.find("smem_buffer bytes 0..127 (elements 0..31)") != std::string::npos);
         CHECK(r.diagnostics[0].message.find("threads 0-31 ") != std::string::npos);
     }
 }
