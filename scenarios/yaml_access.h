@@ -13,6 +13,10 @@
 
 namespace tmasim {
 
+// Bounds on what one mapping may hold; scenarios use a few keys and short strings.
+constexpr size_t kMaxMapKeys = 256;
+constexpr size_t kMaxStringBytes = 16384;
+
 SourceLoc loc_of(const YAML::Node& node, const std::string& file);
 
 // A YAML mapping being read; finish() rejects every key that was not consumed.
