@@ -147,6 +147,13 @@ ReduceOp read_reduce(MapReader& m) {
     return *r;
 }
 
+// Loops enclosing the op at `path` ("program[1].body[0].body[2]" is inside two).
+int loop_depth(const std::string& path) {
+    int depth = 0;
+    for (size_t at = path.find(".body["); at != std::string::npos; at = path.find(".body[", at + 1)) ++depth;
+    return depth;
+}
+
 Op read_op(const YAML::Node& node, const std::string& file, const std::string& path, int& next_id) {
     MapReader m(node, file, path);
     Op op;
@@ -312,6 +319,9 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
             m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
         op.loop_count = m.expr("count");
         YAML::Node body = m.node("body");
+        if (loop_depth(path) >= kMaxLoopDepth)
+            m.fail("body", "loops nested more than " + std::to_string(kMaxLoopDepth) + " deep; allowed: at most " +
+                               std::to_string(kMaxLoopDepth));
         if (!body.IsSequence() || body.size() == 0)
             m.fail("body", "expected a non-empty list of ops, got " + node_kind(body));
         op.body = read_ops(body, file, m.key_path("body"), next_id);
@@ -399,8 +409,16 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
 std::vector<Op> read_ops(const YAML::Node& list, const std::string& file, const std::string& path,
                          int& next_id) {
     std::vector<Op> ops;
-    for (size_t i = 0; i < list.size(); ++i)
+    for (size_t i = 0; i < list.size(); ++i) {
+        // YAML aliases can repeat a loop body exponentially in a few lines: count the ops as
+        // they are read, so the expansion stops here and not when memory runs out.
+        if (next_id >= kMaxProgramOps)
+            throw ScenarioError(loc_of(list[i], file), path + "[" + std::to_string(i) + "]",
+                                "the program has more than " + std::to_string(kMaxProgramOps) +
+                                    " ops (YAML aliases included); allowed: at most " + std::to_string(kMaxProgramOps) +
+                                    " (use a loop)");
         ops.push_back(read_op(list[i], file, path + "[" + std::to_string(i) + "]", next_id));
+    }
     return ops;
 }
 
