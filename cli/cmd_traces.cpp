@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output_path.h"
 #include "traces/chrome_export.h"
 #include "traces/trace_diff.h"
 #include "traces/trace_reader.h"
@@ -57,6 +58,7 @@ void add_export_command(CLI::App& app, Action& action) {
     sub->add_option("--output,-o", args->output, "Chrome trace JSON to write")->required();
     sub->callback([args, &action] {
         action = [args] {
+            refuse_overwriting_input(args->output, {args->trace}, "--output");
             TraceFile t = read_trace_file(args->trace);
             write_chrome_trace_file(t.result, args->output, t.op_names);
             std::cout << args->output << ": " << t.result.events.size()
