@@ -187,8 +187,7 @@ private:
         errno = 0;
         char* end = nullptr;
         const double v = std::strtod(lit.c_str(), &end);
-        if (lit.empty() || *end != '\0' || lit.find_first_of("xXpP") != std::string::npos ||
-            !std::isdigit(static_cast<unsigned char>(lit.back())))
+        if (lit.empty() || *end != '\0' || lit.find_first_of("xXpPnNiI") != std::string::npos)
             fail("bad number '" + lit + "'");
         if (errno == ERANGE || !std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
             fail("'" + lit + "' is outside float's range; allowed: magnitudes up to 3.4e38");

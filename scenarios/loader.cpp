@@ -4,7 +4,6 @@
 
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include <yaml-cpp/depthguard.h>
@@ -21,10 +20,17 @@ namespace {
 const char* kTopKeys =
     "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, program, expect";
 
+// A loop, not std::regex: its matcher recurses once per character, and a name can be as
+// long as the file.
 void check_name(const std::string& name, const SourceLoc& loc, const std::string& path) {
-    static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-    if (!std::regex_match(name, ident))
-        throw ScenarioError(loc, path, "\"" + name + "\" is not a name; allowed: letters, digits and _, not starting with a digit");
+    auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+    bool ok = !name.empty() && name.size() <= kMaxNameLength && letter(name[0]);
+    for (char c : name) ok = ok && (letter(c) || (c >= '0' && c <= '9'));
+    if (!ok)
+        throw ScenarioError(loc, path.size() > 300 ? path.substr(0, 300) + "..." : path,
+                            "\"" + (name.size() > 80 ? name.substr(0, 80) + "..." : name) +
+                                "\" is not a name; allowed: letters, digits and _, not starting with a digit, at most " +
+                                std::to_string(kMaxNameLength) + " characters");
 }
 
 DType read_dtype(MapReader& m) {
@@ -302,6 +308,9 @@ Scenario load_scenario_file(const std::string& path) {
         throw ScenarioError(SourceLoc{path, 0, 0}, "file", "cannot open the scenario file");
     if (!S_ISREG(st.st_mode))
         throw ScenarioError(SourceLoc{path, 0, 0}, "file", "not a regular file; allowed: a scenario YAML file");
+    if (static_cast<uint64_t>(st.st_size) > kMaxScenarioBytes)
+        throw ScenarioError(SourceLoc{path, 1, 1}, "file", "the scenario is " + std::to_string(st.st_size) +
+                                                                " bytes; allowed: at most " + std::to_string(kMaxScenarioBytes));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ScenarioError(SourceLoc{path, 0, 0}, "file", "cannot open the scenario file");
     std::string text(kMaxScenarioBytes + 1, '\0');

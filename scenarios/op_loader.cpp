@@ -67,6 +67,9 @@ Selector read_selector(MapReader& m) {
     Selector s;
     if (!m.has("by")) return s;
     std::string text = m.string("by");
+    // std::regex recurses once per character matched: bound the text before matching.
+    if (text.size() > kMaxExprLength) m.fail("by", "a selector of " + std::to_string(text.size()) +
+                                                       " characters; allowed: at most " + std::to_string(kMaxExprLength));
     static const std::regex form("(all|thread|warp|elected|not_elected)([0-9]*)");
     static const std::regex name_like("[A-Za-z_][A-Za-z0-9_]*");
     std::smatch match;
@@ -101,6 +104,9 @@ Ref read_ref(MapReader& m, const std::string& key) {
     Ref r;
     r.loc = m.loc(key);
     std::string text = m.string(key);
+    if (text.size() > kMaxExprLength + kMaxNameLength)
+        m.fail(key, "a reference of " + std::to_string(text.size()) + " characters; allowed: at most " +
+                        std::to_string(kMaxExprLength + kMaxNameLength));
     static const std::regex form(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*)");
     std::smatch match;
     if (!std::regex_match(text, match, form))
@@ -315,7 +321,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     case OpKind::loop: {
         op.var = m.string("var");
         static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-        if (!std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" || op.var == "idx")
+        if (op.var.size() > kMaxNameLength || !std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" || op.var == "idx")
             m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
         op.loop_count = m.expr("count");
         YAML::Node body = m.node("body");

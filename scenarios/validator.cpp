@@ -273,7 +273,7 @@ private:
         in_range(r.index, env, 0, n - 1, op, k);
     }
 
-    void check_ops_dynamic(const std::vector<Op>& ops, Expr::IntEnv env, int64_t& instances) const {
+    void check_ops_dynamic(const std::vector<Op>& ops, const Expr::IntEnv& env, int64_t& instances) const {
         for (const Op& op : ops) {
             if (++instances > kMaxOpInstances) too_many_ops(op);
             check_index(op.barrier, true, env, op, "barrier");

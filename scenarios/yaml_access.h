@@ -16,6 +16,7 @@ namespace tmasim {
 // Bounds on what one mapping may hold; scenarios use a few keys and short strings.
 constexpr size_t kMaxMapKeys = 256;
 constexpr size_t kMaxStringBytes = 16384;
+constexpr size_t kMaxNameLength = 256;  // names of tensors, buffers, maps, loop variables
 
 SourceLoc loc_of(const YAML::Node& node, const std::string& file);
 
