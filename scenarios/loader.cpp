@@ -294,7 +294,11 @@ Scenario load_scenario_text(const std::string& text, const std::string& path) {
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     if (!root.IsDefined() || root.IsNull())
         throw ScenarioError(SourceLoc{path, 1, 1}, "scenario", "the file is empty");
-    Scenario sc = read_scenario(root, path);
+    Scenario sc;
+    {
+        ReadBudget budget(kMaxTextRead);
+        sc = read_scenario(root, path);
+    }
     sc.content_hash = fnv1a64_hex(text.data(), text.size());
     validate_scenario(sc);
     return sc;

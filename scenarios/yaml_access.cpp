@@ -17,6 +17,22 @@ SourceLoc loc_of(const YAML::Node& node, const std::string& file) {
     return loc;
 }
 
+namespace {
+thread_local ReadBudget* current_budget = nullptr;
+}  // namespace
+
+ReadBudget::ReadBudget(size_t limit) : limit_(limit), outer_(current_budget) { current_budget = this; }
+ReadBudget::~ReadBudget() { current_budget = outer_; }
+
+void ReadBudget::charge(size_t bytes, const SourceLoc& loc, const std::string& key) {
+    ReadBudget* b = current_budget;
+    if (!b) return;
+    b->used_ += bytes;
+    if (b->used_ > b->limit_)
+        throw ScenarioError(loc, key, "YAML aliases make the scenario read more than " + std::to_string(b->limit_) +
+                                          " bytes of text; allowed: at most " + std::to_string(b->limit_));
+}
+
 std::string node_kind(const YAML::Node& n) {
     if (!n.IsDefined() || n.IsNull()) return "nothing";
     if (n.IsMap()) return "a mapping";
@@ -124,6 +140,7 @@ std::string MapReader::string(const std::string& key) {
     if (n.Scalar().size() > kMaxStringBytes)
         fail(key, "a string of " + std::to_string(n.Scalar().size()) + " bytes; allowed: at most " +
                       std::to_string(kMaxStringBytes));
+    ReadBudget::charge(n.Scalar().size() + 1, loc(key), key_path(key));
     return n.Scalar();
 }
 
@@ -223,6 +240,7 @@ int64_t scalar_integer(const YAML::Node& n, const std::string& file, const std::
 Expr scalar_expr(const YAML::Node& n, const std::string& file, const std::string& path) {
     SourceLoc loc = loc_of(n, file);
     if (!n.IsScalar()) throw ScenarioError(loc, path, "expected an integer or expression, got " + node_kind(n));
+    ReadBudget::charge(n.Scalar().size() + 1, loc, path);
     int64_t v = 0;
     const IntText parsed = parse_int64(n.Scalar(), v);
     if (parsed == IntText::ok) return Expr::parse(std::to_string(v), loc, path);

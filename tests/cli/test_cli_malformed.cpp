@@ -84,7 +84,7 @@ TEST_CASE("each kind of malformed scenario fails closed with file:line:col and e
     }
 }
 
-TEST_CASE("-o never overwrites an input, however the path is spelt", "[cli][input]") {
+TEST_CASE("an output file (-o) never overwrites an input, however its path is spelt", "[cli][input]") {
     const std::string dir = scratch("o_inputs");
     std::filesystem::create_directories(dir);
     const std::string scenario = dir + "/s.yaml";
