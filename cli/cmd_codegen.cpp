@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output_path.h"
 #include "device/codegen.h"
 #include "device/nvrtc_compiler.h"
 #include "scenarios/loader.h"
@@ -23,6 +24,7 @@ struct CodegenArgs {
 };
 
 int run_codegen(const CodegenArgs& a) {
+    if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
     Scenario s = load_scenario_file(a.file);
     const std::string source = device::generate_kernel_source(s, *parse_trace_level(a.trace));
     if (!a.output.empty()) {

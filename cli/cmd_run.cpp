@@ -30,6 +30,7 @@ struct RunArgs {
     std::string arch;  // empty: the scenario's own generation (h100-sxm for sm_90, b200 for sm_100)
     uint64_t seed = 0;
     double watchdog = 1.0;
+    int64_t max_work = ModelOptions::kDefaultMaxWork;
     std::string cache_dir;
     std::string trace = "all";  // device: which ops the kernel times
     bool quiet = false;
@@ -38,7 +39,7 @@ struct RunArgs {
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
-                *trace_opt = nullptr;
+                *trace_opt = nullptr, *max_work_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -51,6 +52,7 @@ void reject_foreign_options(const RunArgs& a) {
     if (a.backend == "device") {
         reject(a.arch_opt, "--arch", "model");
         reject(a.seed_opt, "--seed", "model");
+        reject(a.max_work_opt, "--max-work", "model");
     } else {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
@@ -79,6 +81,7 @@ int run_many(const RunArgs& a) {
     o.diff_dir = a.diff_dir;
     o.model.arch = a.arch;
     o.model.seed = a.seed;
+    o.model.max_work = a.max_work;
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
     o.device.trace = *parse_trace_level(a.trace);
@@ -110,6 +113,7 @@ int run(RunArgs& a) {
     }
     a.file = a.paths.at(0);
     require_output_folder(a.output);  // before the run, not after it
+    if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
     if (a.ncu) return run_with_ncu(a);
     Scenario scenario = load_scenario_file(a.file);
     const bool on_device = a.backend == "device";
@@ -125,6 +129,7 @@ int run(RunArgs& a) {
         ModelOptions opt;
         opt.arch = a.arch;
         opt.seed = a.seed;
+        opt.max_work = a.max_work;
         result = run_model(scenario, opt);
     }
 
@@ -179,6 +184,11 @@ void add_run_command(CLI::App& app, Action& action) {
     a->arch_opt = sub->add_option("--arch", a->arch, "Model: arch config (h100-sxm, h200, b200); default h100-sxm for sm_90 scenarios, b200 for sm_100")
                       ->capture_default_str();
     a->seed_opt = sub->add_option("--seed", a->seed, "Model: seed for its random choices")->capture_default_str();
+    a->max_work_opt = sub->add_option("--max-work", a->max_work,
+                                      "Model: refuse a run of more than this many units of work (8 per thread "
+                                      "running an op, 1 per 4 bytes moved); 0: no limit")
+                          ->check(CLI::NonNegativeNumber)
+                          ->capture_default_str();
     a->watchdog_opt = sub->add_option("--watchdog", a->watchdog, "Device: seconds a wait may take before it is a hang")
                           ->check(CLI::PositiveNumber)
                           ->capture_default_str();

@@ -76,6 +76,7 @@ void add_export_command(CLI::App& app, Action& action) {
     sub->callback([args, &action] {
         action = [args] {
             require_output_folder(args->output);
+            refuse_overwriting_input(args->output, {args->trace}, "--output");
             TraceFile t = read_trace_file(args->trace);
             // The scenario, where it is still there, says which barrier phase each wait
             // waited for, so flows reach waits that did not block.

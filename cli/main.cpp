@@ -1,10 +1,23 @@
 // tmasim: one command, thin subcommands over the scenarios, model, device and traces
 // libraries. See commands.h for the exit-code policy.
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
 #include "scenarios/source_loc.h"
 #include "traces/trace_error.h"
+
+namespace {
+
+// Errors are one line, whatever user text they quote (a scalar may hold newlines).
+std::string one_line(const char* what) {
+    std::string s = what;
+    for (char& c : s)
+        if (c == '\n' || c == '\r') c = ' ';
+    return s;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace tmasim::cli;
@@ -36,13 +49,13 @@ int main(int argc, char** argv) {
     try {
         return action ? action() : kBadInput;
     } catch (const tmasim::ScenarioError& e) {
-        std::cerr << e.what() << '\n';  // already "file:line:col: error: key: message"
+        std::cerr << one_line(e.what()) << '\n';  // already "file:line:col: error: key: message"
     } catch (const tmasim::TraceError& e) {
-        std::cerr << "tmasim: error: " << e.what() << '\n';
+        std::cerr << "tmasim: error: " << one_line(e.what()) << '\n';
     } catch (const std::exception& e) {
         // Unknown arch, no CUDA driver, an unwritable output, an internal error: none of
         // them is a verdict about the scenario, so they share exit code 2, never 1.
-        std::cerr << "tmasim: error: " << e.what() << '\n';
+        std::cerr << "tmasim: error: " << one_line(e.what()) << '\n';
     }
     return kBadInput;
 }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -34,6 +37,11 @@ public:
         : text_(text), loc_(loc), key_(key) {}
 
     NodePtr parse_all() {
+        // The parser and every walk over the tree recurse; bounding the text bounds the
+        // tree's depth, so hostile input cannot overflow the stack.
+        if (text_.size() > kMaxExprLength)
+            throw ScenarioError(loc_, key_, "expression of " + std::to_string(text_.size()) +
+                                                " characters; allowed: at most " + std::to_string(kMaxExprLength));
         NodePtr n = parse_level(0);
         skip_space();
         if (pos_ != text_.size()) fail("unexpected '" + text_.substr(pos_, 1) + "'");
@@ -41,14 +49,28 @@ public:
     }
 
 private:
+    // Parentheses and unary signs nest the parser; each level is checked before it recurses.
+    struct Nesting {
+        Parser& p;
+        explicit Nesting(Parser& parser) : p(parser) {
+            if (++p.depth_ > kMaxExprDepth)
+                p.fail("nested more than " + std::to_string(kMaxExprDepth) + " levels deep (parentheses and unary "
+                       "signs); allowed: at most " + std::to_string(kMaxExprDepth));
+        }
+        ~Nesting() { --p.depth_; }
+    };
+
     [[noreturn]] void fail(const std::string& what) const {
         SourceLoc at = loc_;
         at.col += static_cast<int>(pos_);
+        // A message that already says what is allowed (a limit, a literal) keeps just that.
+        const bool says_allowed = what.find("allowed:") != std::string::npos;
         throw ScenarioError(at, key_,
-                            "bad expression \"" + text_ + "\": " + what +
-                                "; allowed: integers, variables, + - * / % << >> & | ^ "
-                                "== != < <= > >= && || ! and parentheses");
+                            "bad expression \"" + shown() + "\": " + what +
+                                (says_allowed ? "" : "; allowed: integers, variables, + - * / % << >> & | ^ "
+                                                     "== != < <= > >= && || ! and parentheses"));
     }
+    std::string shown() const { return text_.size() > 80 ? text_.substr(0, 80) + "..." : text_; }
     void skip_space() {
         while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     }
@@ -84,6 +106,7 @@ private:
     NodePtr parse_unary() {
         for (const char* op : {"-", "!"}) {
             if (accept(op)) {
+                Nesting guard(*this);
                 auto n = std::make_shared<ExprNode>();
                 n->kind = ExprNode::Kind::unary;
                 n->name = op;
@@ -99,6 +122,7 @@ private:
         char c = text_[pos_];
         if (c == '(') {
             ++pos_;
+            Nesting guard(*this);
             NodePtr inner = parse_level(0);
             if (!accept(")")) fail("missing ')'");
             return inner;
@@ -109,22 +133,25 @@ private:
             while (pos_ < text_.size() &&
                    (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
                 ++pos_;
-            std::string lit = text_.substr(start, pos_ - start);
-            n->kind = ExprNode::Kind::number;
-            try {
-                size_t used = 0;
-                if (lit.find('.') != std::string::npos) {
-                    n->float_value = std::stod(lit, &used);
-                    n->is_float_literal = true;
-                    n->int_value = static_cast<int64_t>(n->float_value);
-                } else {
-                    n->int_value = std::stoll(lit, &used, 0);
-                    n->float_value = static_cast<double>(n->int_value);
-                }
-                if (used != lit.size()) fail("bad number '" + lit + "'");
-            } catch (const std::logic_error&) {
-                fail("bad number '" + lit + "'");
+            // An exponent's sign belongs to the literal: 1e-3.
+            if (pos_ + 1 < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+') &&
+                (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E') &&
+                std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])) &&
+                text_.substr(start, pos_ - start).find_first_not_of("0123456789.eE") == std::string::npos) {
+                ++pos_;
+                while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
             }
+            std::string lit = text_.substr(start, pos_ - start);
+            pos_ = start;  // errors about the literal point at its first character
+            n->kind = ExprNode::Kind::number;
+            if (lit.find('.') != std::string::npos || lit.find_first_of("eE") != std::string::npos) {
+                n->float_value = parse_float_literal(lit);
+                n->is_float_literal = true;
+            } else {
+                n->int_value = parse_int_literal(lit);
+                n->float_value = static_cast<double>(n->int_value);
+            }
+            pos_ = start + lit.size();
             return n;
         }
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -139,10 +166,39 @@ private:
         fail(std::string("unexpected '") + c + "'");
     }
 
+    // Decimal only: "010" would be 8 to a C reader and 10 to a person, "0x10" is not a
+    // number most readers of a scenario expect; both are refused rather than guessed.
+    int64_t parse_int_literal(const std::string& lit) {
+        for (char ch : lit)
+            if (!std::isdigit(static_cast<unsigned char>(ch)))
+                fail("bad number '" + lit + "'; allowed: decimal integers");
+        if (lit.size() > 1 && lit[0] == '0')
+            fail("'" + lit + "' has a leading zero (octal in C); allowed: decimal integers without leading zeros");
+        errno = 0;
+        char* end = nullptr;
+        const long long v = std::strtoll(lit.c_str(), &end, 10);
+        if (errno == ERANGE)
+            fail("'" + lit + "' does not fit in 64 bits; allowed: -9223372036854775808..9223372036854775807");
+        return v;
+    }
+    // Float literals become float32 on both backends: one beyond float's range would be
+    // infinity on the device and undefined behaviour in a C++ cast.
+    double parse_float_literal(const std::string& lit) {
+        errno = 0;
+        char* end = nullptr;
+        const double v = std::strtod(lit.c_str(), &end);
+        if (lit.empty() || *end != '\0' || lit.find_first_of("xXpPnNiI") != std::string::npos)
+            fail("bad number '" + lit + "'");
+        if (errno == ERANGE || !std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
+            fail("'" + lit + "' is outside float's range; allowed: magnitudes up to 3.4e38");
+        return v;
+    }
+
     const std::string& text_;
     SourceLoc loc_;
     std::string key_;
     size_t pos_ = 0;
+    int depth_ = 0;
 };
 
 void collect_vars(const ExprNode* n, std::vector<std::string>& out) {
@@ -154,18 +210,45 @@ void collect_vars(const ExprNode* n, std::vector<std::string>& out) {
     collect_vars(n->rhs.get(), out);
 }
 
-int64_t apply_int(const std::string& op, int64_t a, int64_t b, const SourceLoc& loc,
+[[noreturn]] void overflow(const std::string& what, const SourceLoc& loc, const std::string& key,
+                           const std::string& text) {
+    throw ScenarioError(loc, key, what + " while evaluating \"" + text +
+                                      "\"; allowed: results in -9223372036854775808..9223372036854775807 (64-bit)");
+}
+
+// C semantics where C is defined; where it is not (overflow, INT64_MIN / -1, shifts by a
+// negative amount or by 64 or more), the scenario is refused instead of wrapped.
+int64_t apply_int(const std::string& op, int64_t a, int64_t b, const SourceLoc& loc, const std::string& key,
                   const std::string& text) {
-    if (op == "+") return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-    if (op == "-") return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-    if (op == "*") return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    int64_t r = 0;
+    if (op == "+") {
+        if (__builtin_add_overflow(a, b, &r)) overflow(std::to_string(a) + " + " + std::to_string(b) + " overflows", loc, key, text);
+        return r;
+    }
+    if (op == "-") {
+        if (__builtin_sub_overflow(a, b, &r)) overflow(std::to_string(a) + " - " + std::to_string(b) + " overflows", loc, key, text);
+        return r;
+    }
+    if (op == "*") {
+        if (__builtin_mul_overflow(a, b, &r)) overflow(std::to_string(a) + " * " + std::to_string(b) + " overflows", loc, key, text);
+        return r;
+    }
     if (op == "/" || op == "%") {
-        if (b == 0) throw ScenarioError(loc, text, "division by zero while evaluating \"" + text + "\"");
-        if (a == INT64_MIN && b == -1) return op == "/" ? a : 0;
+        if (b == 0) throw ScenarioError(loc, key, "division by zero while evaluating \"" + text + "\"");
+        if (a == INT64_MIN && b == -1) overflow(std::to_string(a) + " " + op + " -1 overflows", loc, key, text);
         return op == "/" ? a / b : a % b;
     }
-    if (op == "<<") return static_cast<int64_t>(static_cast<uint64_t>(a) << (b & 63));
-    if (op == ">>") return a >> (b & 63);
+    if (op == "<<" || op == ">>") {
+        if (b < 0 || b > 63)
+            throw ScenarioError(loc, key, "shift by " + std::to_string(b) + " while evaluating \"" + text +
+                                              "\"; allowed: shift amounts 0..63");
+        if (op == ">>") return a >> b;
+        // a << b is a * 2^b; refused when that does not fit, as C leaves it undefined.
+        const __int128 wide = static_cast<__int128>(a) * (static_cast<__int128>(1) << b);
+        if (wide > INT64_MAX || wide < INT64_MIN)
+            overflow(std::to_string(a) + " << " + std::to_string(b) + " overflows", loc, key, text);
+        return static_cast<int64_t>(wide);
+    }
     if (op == "&") return a & b;
     if (op == "|") return a | b;
     if (op == "^") return a ^ b;
@@ -177,7 +260,7 @@ int64_t apply_int(const std::string& op, int64_t a, int64_t b, const SourceLoc& 
     if (op == ">=") return a >= b;
     if (op == "&&") return a && b;
     if (op == "||") return a || b;
-    throw ScenarioError(loc, text, "unknown operator " + op);
+    throw ScenarioError(loc, key, "unknown operator " + op);
 }
 
 }  // namespace
@@ -195,6 +278,7 @@ Expr Expr::parse(const std::string& text, const SourceLoc& loc, const std::strin
     Expr e;
     e.root_ = Parser(text, loc, key).parse_all();
     e.loc_ = loc;
+    e.key_ = key;
     return e;
 }
 
@@ -208,24 +292,40 @@ std::vector<std::string> Expr::variables() const {
 
 namespace {
 
-int64_t eval_int_node(const ExprNode* n, const Expr::IntEnv& env, const SourceLoc& loc,
-                      const std::string& text) {
+std::string text_of_float(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+struct EvalSite {
+    const SourceLoc& loc;
+    const std::string& key;
+    const std::string& text;
+};
+
+int64_t eval_int_node(const ExprNode* n, const Expr::IntEnv& env, const EvalSite& at) {
     switch (n->kind) {
     case ExprNode::Kind::number:
+        if (n->is_float_literal)
+            throw ScenarioError(at.loc, at.key, "\"" + at.text + "\" has the non-integer " + text_of_float(n->float_value) +
+                                                    "; allowed: integers here");
         return n->int_value;
     case ExprNode::Kind::variable: {
         auto it = env.find(n->name);
         if (it == env.end())
-            throw ScenarioError(loc, text, "unknown variable '" + n->name + "' in \"" + text + "\"");
+            throw ScenarioError(at.loc, at.key, "unknown variable '" + n->name + "' in \"" + at.text + "\"");
         return it->second;
     }
     case ExprNode::Kind::unary: {
-        int64_t v = eval_int_node(n->lhs.get(), env, loc, text);
-        return n->name == "-" ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : !v;
+        int64_t v = eval_int_node(n->lhs.get(), env, at);
+        if (n->name == "!") return !v;
+        if (v == INT64_MIN) overflow("-(" + std::to_string(v) + ") overflows", at.loc, at.key, at.text);
+        return -v;
     }
     case ExprNode::Kind::binary:
-        return apply_int(n->name, eval_int_node(n->lhs.get(), env, loc, text),
-                         eval_int_node(n->rhs.get(), env, loc, text), loc, text);
+        return apply_int(n->name, eval_int_node(n->lhs.get(), env, at), eval_int_node(n->rhs.get(), env, at), at.loc,
+                         at.key, at.text);
     }
     return 0;
 }
@@ -305,11 +405,7 @@ std::string cxx_node(const ExprNode* n, const std::function<std::string(const st
 std::string text_node(const ExprNode* n) {
     switch (n->kind) {
     case ExprNode::Kind::number:
-        if (n->is_float_literal) {
-            std::ostringstream os;
-            os << n->float_value;
-            return os.str();
-        }
+        if (n->is_float_literal) return text_of_float(n->float_value);
         return std::to_string(n->int_value);
     case ExprNode::Kind::variable:
         return n->name;
@@ -325,7 +421,22 @@ std::string text_node(const ExprNode* n) {
 
 int64_t Expr::eval_int(const IntEnv& env) const {
     if (!root_) throw ScenarioError(loc_, "expression", "empty expression evaluated");
-    return eval_int_node(root_.get(), env, loc_, text());
+    const std::string t = text();
+    const std::string k = key_.empty() ? t : key_;
+    return eval_int_node(root_.get(), env, EvalSite{loc_, k, t});
+}
+
+bool Expr::has_float_literal() const {
+    std::vector<const ExprNode*> todo;
+    if (root_) todo.push_back(root_.get());
+    while (!todo.empty()) {
+        const ExprNode* n = todo.back();
+        todo.pop_back();
+        if (n->kind == ExprNode::Kind::number && n->is_float_literal) return true;
+        if (n->lhs) todo.push_back(n->lhs.get());
+        if (n->rhs) todo.push_back(n->rhs.get());
+    }
+    return false;
 }
 
 float Expr::eval_float(const FloatEnv& env) const {

@@ -15,6 +15,11 @@ namespace tmasim {
 
 struct ExprNode;
 
+// Expressions longer than this, or nested deeper (parentheses, unary signs), are refused
+// at parse time: the parser and the tree walks recurse.
+constexpr size_t kMaxExprLength = 1024;
+constexpr int kMaxExprDepth = 64;
+
 class Expr {
 public:
     Expr() = default;  // empty: "not given"
@@ -24,11 +29,13 @@ public:
 
     bool empty() const { return !root_; }
     bool is_constant() const;
+    bool has_float_literal() const;  // "64.5": refused where an integer is meant
     // Variables the expression names, in first-use order.
     std::vector<std::string> variables() const;
 
-    // Integer evaluation (C semantics: truncating division; division by zero throws
-    // ScenarioError at the expression's location).
+    // Integer evaluation (C semantics: truncating division). Division by zero, overflow,
+    // shifts outside 0..63 and float literals throw ScenarioError at the expression's
+    // location, naming its key.
     using IntEnv = std::map<std::string, int64_t>;
     int64_t eval_int(const IntEnv& env) const;
     // float32 evaluation: every operation rounds to float, in the order written, so
@@ -43,10 +50,12 @@ public:
     // The expression as a user would write it (for messages and traces).
     std::string text() const;
     const SourceLoc& loc() const { return loc_; }
+    const std::string& key() const { return key_; }  // the key it was read from ("program[2].count")
 
 private:
     std::shared_ptr<const ExprNode> root_;
     SourceLoc loc_;
+    std::string key_;
 };
 
 }  // namespace tmasim

@@ -1,10 +1,15 @@
 #include "scenarios/loader.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
-#include <regex>
+#include <map>
 #include <sstream>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "scenarios/op_loader.h"
+#include "scenarios/rule_ids.h"
 #include "scenarios/validator.h"
 #include "scenarios/values.h"
 #include "scenarios/yaml_access.h"
@@ -15,10 +20,17 @@ namespace {
 const char* kTopKeys =
     "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, program, expect";
 
+// A loop, not std::regex: its matcher recurses once per character, and a name can be as
+// long as the file.
 void check_name(const std::string& name, const SourceLoc& loc, const std::string& path) {
-    static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-    if (!std::regex_match(name, ident))
-        throw ScenarioError(loc, path, "\"" + name + "\" is not a name; allowed: letters, digits and _, not starting with a digit");
+    auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+    bool ok = !name.empty() && name.size() <= kMaxNameLength && letter(name[0]);
+    for (char c : name) ok = ok && (letter(c) || (c >= '0' && c <= '9'));
+    if (!ok)
+        throw ScenarioError(loc, path.size() > 300 ? path.substr(0, 300) + "..." : path,
+                            "\"" + (name.size() > 80 ? name.substr(0, 80) + "..." : name) +
+                                "\" is not a name; allowed: letters, digits and _, not starting with a digit, at most " +
+                                std::to_string(kMaxNameLength) + " characters");
 }
 
 DType read_dtype(MapReader& m) {
@@ -82,25 +94,74 @@ InitSpec read_init(const YAML::Node& n, const std::string& file, const std::stri
     return init;
 }
 
+// Every declared name, across sections: the device backend turns names into C++
+// identifiers, and a name declared twice would leave the validator checking one
+// declaration while a backend runs the other.
+class DeclaredNames {
+public:
+    void add(const std::string& section, const std::string& name, const SourceLoc& at) {
+        auto [it, fresh] = seen_.emplace(name, Declared{section, at});
+        if (fresh) return;
+        const Declared& first = it->second;
+        throw ScenarioError(at, section + "." + name,
+                            first.section == section
+                                ? "the " + what(section) + " '" + name + "' is declared twice (first at line " +
+                                      std::to_string(first.at.line) + "); allowed: each name once"
+                                : "the name '" + name + "' is already the " + what(first.section) + " declared at line " +
+                                      std::to_string(first.at.line) + "; allowed: a name used by one declaration only");
+    }
+
+private:
+    struct Declared {
+        std::string section;
+        SourceLoc at;
+    };
+    static std::string what(const std::string& section) {
+        static const std::map<std::string, std::string> words = {
+            {"global", "global tensor"}, {"tensormaps", "tensor map"}, {"shared", "shared buffer"},
+            {"barriers", "barrier"},     {"accumulators", "accumulator"}};
+        return words.at(section);
+    }
+    std::map<std::string, Declared> seen_;
+};
+
 template <typename F>
-void for_each_entry(MapReader& top, const std::string& key, F&& fn) {
+void for_each_entry(MapReader& top, const std::string& key, DeclaredNames& names, F&& fn) {
     YAML::Node section = top.optional(key);
     if (!section.IsDefined() || section.IsNull()) return;
     if (!section.IsMap()) top.fail(key, "expected a mapping of name: {...}, got " + node_kind(section));
     for (auto it = section.begin(); it != section.end(); ++it) {
+        if (!it->first.IsScalar())
+            throw ScenarioError(loc_of(it->first, top.file()), key, "expected a name, got " + node_kind(it->first));
         std::string name = it->first.Scalar();
         std::string path = key + "." + name;
         check_name(name, loc_of(it->first, top.file()), path);
+        names.add(key, name, loc_of(it->first, top.file()));
         // `bar:` with no value is an empty declaration, like `bar: {}`.
         YAML::Node value = it->second.IsNull() ? YAML::Node(YAML::NodeType::Map) : it->second;
         fn(name, MapReader(value, top.file(), path), loc_of(it->first, top.file()));
     }
 }
 
+// An expected rule must be one the model can report, with that rule's outcome.
+void check_expected_rule(MapReader& e, const Expectation& x) {
+    if (x.rule.empty()) return;
+    const auto outcome = rule_outcome(x.rule);
+    if (!outcome) {
+        std::string ids;
+        for (const RuleId& r : known_rule_ids()) ids += (ids.empty() ? "" : ", ") + r.id;
+        e.fail("rule", "unknown rule \"" + x.rule + "\"; allowed: " + ids);
+    }
+    if (x.outcome != Outcome::ok && *outcome != x.outcome)
+        e.fail("rule", "rule " + x.rule + " makes the outcome " + to_string(*outcome) + ", but expect.outcome is " +
+                           to_string(x.outcome) + "; allowed: outcome " + to_string(*outcome) + " with this rule");
+}
+
 Scenario read_scenario(const YAML::Node& root, const std::string& file) {
     MapReader top(root, file, "");
     top.only_keys(kTopKeys);
     Scenario sc;
+    DeclaredNames names;
     sc.file = file;
     sc.name = top.string("scenario");
     check_name(sc.name, top.loc("scenario"), "scenario");
@@ -113,7 +174,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         MapReader l(top.node("launch"), file, "launch");
         sc.launch = read_launch(l);
     }
-    for_each_entry(top, "global", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+    for_each_entry(top, "global", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("type, shape, init");
         GlobalTensor t;
         t.name = name;
@@ -126,7 +187,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
             m.fail("shape", "tensor is larger than 1 GiB; allowed: at most 1 GiB per tensor");
         sc.globals.push_back(t);
     });
-    for_each_entry(top, "tensormaps", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+    for_each_entry(top, "tensormaps", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         const char* keys = "tensor, box, element_strides, swizzle, oob_fill, interleave, location";
         m.only_keys(keys);
         TensorMap tm;
@@ -154,7 +215,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         m.finish(keys);
         sc.tensormaps.push_back(tm);
     });
-    for_each_entry(top, "shared", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+    for_each_entry(top, "shared", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("type, shape, align, array");
         SharedBuffer b;
         b.name = name;
@@ -167,7 +228,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         m.finish("type, shape, align, array");
         sc.shared.push_back(b);
     });
-    for_each_entry(top, "barriers", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+    for_each_entry(top, "barriers", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("array");
         BarrierDecl d;
         d.name = name;
@@ -176,7 +237,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         m.finish("array");
         sc.barriers.push_back(d);
     });
-    for_each_entry(top, "accumulators", [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+    for_each_entry(top, "accumulators", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("n");
         AccumulatorDecl a;
         a.name = name;
@@ -202,6 +263,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         sc.expect.rule = e.string_or("rule", "");
         sc.expect.op = e.string_or("op", "");
         e.finish("outcome, rule, op");
+        check_expected_rule(e, sc.expect);
     }
     top.finish(kTopKeys);
     return sc;
@@ -210,27 +272,55 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
 }  // namespace
 
 Scenario load_scenario_text(const std::string& text, const std::string& path) {
-    YAML::Node root;
+    if (text.size() > kMaxScenarioBytes)
+        throw ScenarioError(SourceLoc{path, 1, 1}, "file", "the scenario is " + std::to_string(text.size()) +
+                                                                " bytes; allowed: at most " +
+                                                                std::to_string(kMaxScenarioBytes));
+    std::vector<YAML::Node> docs;
     try {
-        root = YAML::Load(text);
+        docs = YAML::LoadAll(text);
+    } catch (const YAML::DeepRecursion& e) {
+        SourceLoc loc{path, e.mark.line + 1, e.mark.column + 1};
+        throw ScenarioError(loc, "yaml", "nested deeper than " + std::to_string(e.depth()) +
+                                             " levels; allowed: at most that (yaml-cpp's parser limit)");
     } catch (const YAML::Exception& e) {
         SourceLoc loc{path, e.mark.line + 1, e.mark.column + 1};
         throw ScenarioError(loc, "yaml", e.msg);
     }
+    // A second document would be dropped without a word by a one-document reader.
+    if (docs.size() > 1)
+        throw ScenarioError(loc_of(docs[1], path), "yaml",
+                            "a second YAML document (after ---); allowed: one scenario per file");
+    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     if (!root.IsDefined() || root.IsNull())
         throw ScenarioError(SourceLoc{path, 1, 1}, "scenario", "the file is empty");
-    Scenario sc = read_scenario(root, path);
+    Scenario sc;
+    {
+        ReadBudget budget(kMaxTextRead);
+        sc = read_scenario(root, path);
+    }
     sc.content_hash = fnv1a64_hex(text.data(), text.size());
     validate_scenario(sc);
     return sc;
 }
 
 Scenario load_scenario_file(const std::string& path) {
+    // Only a regular file of bounded size: /dev/zero, a FIFO or a growing file would
+    // otherwise be read until memory runs out.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw ScenarioError(SourceLoc{path, 0, 0}, "file", "cannot open the scenario file");
+    if (!S_ISREG(st.st_mode))
+        throw ScenarioError(SourceLoc{path, 0, 0}, "file", "not a regular file; allowed: a scenario YAML file");
+    if (static_cast<uint64_t>(st.st_size) > kMaxScenarioBytes)
+        throw ScenarioError(SourceLoc{path, 1, 1}, "file", "the scenario is " + std::to_string(st.st_size) +
+                                                                " bytes; allowed: at most " + std::to_string(kMaxScenarioBytes));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ScenarioError(SourceLoc{path, 0, 0}, "file", "cannot open the scenario file");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return load_scenario_text(buf.str(), path);
+    std::string text(kMaxScenarioBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    return load_scenario_text(text, path);
 }
 
 }  // namespace tmasim

@@ -11,6 +11,9 @@ Selector read_selector(MapReader& m) {
     Selector s;
     if (!m.has("by")) return s;
     std::string text = m.string("by");
+    // std::regex recurses once per character matched: bound the text before matching.
+    if (text.size() > kMaxExprLength) m.fail("by", "a selector of " + std::to_string(text.size()) +
+                                                       " characters; allowed: at most " + std::to_string(kMaxExprLength));
     static const std::regex form("(all|thread|warp|elected|not_elected)([0-9]*)");
     static const std::regex name_like("[A-Za-z_][A-Za-z0-9_]*");
     std::smatch match;
@@ -45,6 +48,9 @@ Ref read_ref(MapReader& m, const std::string& key) {
     Ref r;
     r.loc = m.loc(key);
     std::string text = m.string(key);
+    if (text.size() > kMaxExprLength + kMaxNameLength)
+        m.fail(key, "a reference of " + std::to_string(text.size()) + " characters; allowed: at most " +
+                        std::to_string(kMaxExprLength + kMaxNameLength));
     static const std::regex form(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*)");
     std::smatch match;
     if (!std::regex_match(text, match, form))
@@ -216,6 +222,13 @@ void read_wgmma_op(MapReader& m, Op& op) {
     if (op_takes_key(op.kind, "buffer")) op.buffer = read_ref(m, "buffer");
 }
 
+// Loops enclosing the op at `path` ("program[1].body[0].body[2]" is inside two).
+int loop_depth(const std::string& path) {
+    int depth = 0;
+    for (size_t at = path.find(".body["); at != std::string::npos; at = path.find(".body[", at + 1)) ++depth;
+    return depth;
+}
+
 Op read_op(const YAML::Node& node, const std::string& file, const std::string& path, int& next_id) {
     MapReader m(node, file, path);
     Op op;
@@ -267,10 +280,14 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     case OpFamily::loop: {
         op.var = m.string("var");
         static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-        if (!std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" || op.var == "idx")
+        if (op.var.size() > kMaxNameLength || !std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" ||
+            op.var == "idx")
             m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
         op.loop_count = m.expr("count");
         YAML::Node body = m.node("body");
+        if (loop_depth(path) >= kMaxLoopDepth)
+            m.fail("body", "loops nested more than " + std::to_string(kMaxLoopDepth) + " deep; allowed: at most " +
+                               std::to_string(kMaxLoopDepth));
         if (!body.IsSequence() || body.size() == 0)
             m.fail("body", "expected a non-empty list of ops, got " + node_kind(body));
         op.body = read_ops(body, file, m.key_path("body"), next_id);
@@ -300,8 +317,16 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
 std::vector<Op> read_ops(const YAML::Node& list, const std::string& file, const std::string& path,
                          int& next_id) {
     std::vector<Op> ops;
-    for (size_t i = 0; i < list.size(); ++i)
+    for (size_t i = 0; i < list.size(); ++i) {
+        // YAML aliases can repeat a loop body exponentially in a few lines: count the ops as
+        // they are read, so the expansion stops here and not when memory runs out.
+        if (next_id >= kMaxProgramOps)
+            throw ScenarioError(loc_of(list[i], file), path + "[" + std::to_string(i) + "]",
+                                "the program has more than " + std::to_string(kMaxProgramOps) +
+                                    " ops (YAML aliases included); allowed: at most " + std::to_string(kMaxProgramOps) +
+                                    " (use a loop)");
         ops.push_back(read_op(list[i], file, path + "[" + std::to_string(i) + "]", next_id));
+    }
     return ops;
 }
 

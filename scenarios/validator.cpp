@@ -12,6 +12,8 @@ namespace {
 
 constexpr int64_t kMaxArrivals = (int64_t(1) << 20) - 1;
 constexpr int64_t kMaxTx = (int64_t(1) << 20) - 1;
+// Ops run over all CTAs, a per-thread op counting once per thread: bounds how long
+// validation (and a run) takes.
 constexpr int64_t kMaxOpInstances = 1000000;
 constexpr int64_t kMaxSharedBytes = 232448;  // 227 KB per block (sm_90 opt-in)
 
@@ -104,8 +106,10 @@ private:
                                                                             "every thread of every CTA; allowed: all [PTX 9.7.13.3]");
         if (s.kind == Selector::Kind::predicate) {
             check_vars(s.pred, {"tid", "lane", "warp"}, key(op, "by"));
+            // Every thread, not just up to the first selected one: the backends evaluate the
+            // predicate for all of them, so an overflow at any thread must fail here.
             bool any = false;
-            for (int t = 0; t < sc_.launch.block && !any; ++t) any = s.includes(t);
+            for (int t = 0; t < sc_.launch.block; ++t) any = s.includes(t) || any;
             if (!any)
                 throw ScenarioError(s.pred.loc(), key(op, "by"), "\"" + s.pred.text() + "\" selects no thread of the " +
                                                                      std::to_string(sc_.launch.block) + "-thread block");
@@ -161,6 +165,7 @@ private:
             for (const Expr& r : op.rows) check_vars(r, scope, key(op, "rows"));
             check_vars(op.col, scope, key(op, "col"));
             if (op.kind == OpKind::compute) check_vars(op.fn, {"x", "idx"}, key(op, "fn"));
+            check_integer_elements(op);
             if (op.kind == OpKind::loop) {
                 if (std::find(scope.begin(), scope.end(), op.var) != scope.end())
                     throw ScenarioError(op.loc, key(op, "var"), "'" + op.var + "' is already a variable here");
@@ -258,10 +263,23 @@ private:
         in_range(r.index, env, 0, n - 1, op, k);
     }
 
-    void check_ops_dynamic(const std::vector<Op>& ops, Expr::IntEnv env, int64_t& instances) const {
+    // An integer buffer's element expression is evaluated in integers: "x + 0.5" would
+    // silently be "x + 0" on both backends.
+    void check_integer_elements(const Op& op) const {
+        const bool writes_elements = op.kind == OpKind::compute || op.kind == OpKind::shared_store ||
+                                     op.kind == OpKind::st_async;
+        if (!writes_elements || op.buffer.empty()) return;
+        const SharedBuffer* b = sc_.find_shared(op.buffer.name);
+        const Expr& e = op.kind == OpKind::compute ? op.fn : op.value;
+        if (b && !dtype_is_float(b->type) && e.has_float_literal())
+            throw ScenarioError(e.loc(), key(op, op.kind == OpKind::compute ? "fn" : "value"),
+                                "\"" + e.text() + "\" has a non-integer literal but " + b->name + " holds " +
+                                    to_string(b->type) + "; allowed: integer literals for integer buffers");
+    }
+
+    void check_ops_dynamic(const std::vector<Op>& ops, const Expr::IntEnv& env, int64_t& instances) const {
         for (const Op& op : ops) {
-            if (++instances > kMaxOpInstances)
-                throw ScenarioError(op.loc, key(op, "count"), "the program runs more than 1000000 ops; allowed: fewer");
+            if (++instances > kMaxOpInstances) too_many_ops(op);
             check_index(op.barrier, true, env, op, "barrier");
             check_index(op.dst, false, env, op, "dst");
             check_index(op.src, false, env, op, "src");
@@ -272,7 +290,7 @@ private:
                     in_range(op.count, env, 1, kMaxArrivals, op, "count", " [PTX mbarrier expected count]");
                 if (op.kind == OpKind::mbarrier_arrive) in_range(op.count, env, 1, kMaxArrivals, op, "count");
                 in_range(op.bytes, env, 0, kMaxTx, op, "bytes", " [PTX tx-count range]");
-                check_peer_per_thread(op, env);
+                check_peer_per_thread(op, env, instances);
                 break;
             case OpFamily::barrier_wait: in_range(op.parity, env, 0, 1, op, "parity"); break;
             case OpFamily::bulk_group:
@@ -288,11 +306,14 @@ private:
             case OpFamily::loop: {
                 in_range(op.loop_count, env, 0, 65536, op, "count");
                 int64_t n = op.loop_count.eval_int(env);
+                const bool outermost = !outer_loop_;
+                if (outermost) outer_loop_ = &op;
+                Expr::IntEnv inner = env;  // one copy per loop, not per iteration (1M iterations are allowed)
                 for (int64_t i = 0; i < n; ++i) {
-                    Expr::IntEnv inner = env;
                     inner[op.var] = i;
                     check_ops_dynamic(op.body, inner, instances);
                 }
+                if (outermost) outer_loop_ = nullptr;
                 break;
             }
             case OpFamily::cta_sync:
@@ -302,6 +323,18 @@ private:
             case OpFamily::tensormap: break;
             }
         }
+    }
+
+    // The limit names the loop whose iterations exceed it (the outermost one running),
+    // not whichever op of its body happened to be the millionth.
+    [[noreturn]] void too_many_ops(const Op& op) const {
+        const std::string what = "more than " + std::to_string(kMaxOpInstances) +
+                                 " ops (a per-thread op counts once per thread); allowed: at most " +
+                                 std::to_string(kMaxOpInstances) + " over all CTAs";
+        if (outer_loop_)
+            throw ScenarioError(outer_loop_->loop_count.loc(), key(*outer_loop_, "count"),
+                                "the loop " + outer_loop_->display() + " makes the program run " + what);
+        throw ScenarioError(op.loc, key(op, "op"), "the program runs " + what);
     }
 
     // The TMA unit's ops: coordinates are .s32, a ctaMask 16 bits, bulk sizes 16-byte units.
@@ -371,11 +404,10 @@ private:
 
     // Per-thread ops: the expressions are checked for every thread that runs the op.
     void check_per_thread(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
+        Expr::IntEnv te = env;
         for (int t = 0; t < sc_.launch.block; ++t) {
             if (!op.by.includes(t)) continue;
-            if ((instances += 1) > kMaxOpInstances * 32)
-                throw ScenarioError(op.loc, key(op, "by"), "the program runs too many per-thread accesses to check; allowed: fewer");
-            Expr::IntEnv te = env;
+            if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
             te["tid"] = t;
             te["lane"] = t % 32;
             te["warp"] = t / 32;
@@ -402,11 +434,12 @@ private:
     }
 
     // A remote barrier op's `cta`, for every thread that runs it.
-    void check_peer_per_thread(const Op& op, const Expr::IntEnv& env) const {
+    void check_peer_per_thread(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
         if (op.cta.empty()) return;
+        Expr::IntEnv te = env;
         for (int t = 0; t < sc_.launch.block; ++t) {
             if (!op.by.includes(t)) continue;
-            Expr::IntEnv te = env;
+            if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
             te["tid"] = t;
             te["lane"] = t % 32;
             te["warp"] = t / 32;
@@ -439,6 +472,7 @@ private:
 
     const Scenario& sc_;
     std::vector<std::string> labels_;
+    mutable const Op* outer_loop_ = nullptr;  // the outermost loop check_ops_dynamic is in
 };
 
 }  // namespace

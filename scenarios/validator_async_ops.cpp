@@ -174,6 +174,8 @@ void check_wgmma_op(const Scenario& sc, const Op& op) {
         check_expr_vars(op.value, {}, op_key(op, "value"));
     } else if (op.kind == OpKind::wgmma_acc_store) {
         const SharedBuffer* b = sc.find_shared(op.buffer.name);
+        if (!b) throw ScenarioError(op.buffer.loc, op_key(op, "buffer"), "no shared buffer named '" + op.buffer.name +
+                                                                             "'; declared: " + join_names(names_of(sc.shared)));
         if (b->type != DType::f32 || b->shape != std::vector<int64_t>{64, acc->n})
             throw ScenarioError(op.buffer.loc, op_key(op, "buffer"), b->name + " must be f32 of shape [64, " +
                                                                          std::to_string(acc->n) + "] to hold " + acc->name);

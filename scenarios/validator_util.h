@@ -29,7 +29,8 @@ inline void check_expr_vars(const Expr& e, const std::vector<std::string>& scope
     if (e.empty()) return;
     for (const auto& v : e.variables())
         if (std::find(scope.begin(), scope.end(), v) == scope.end())
-            throw ScenarioError(e.loc(), k, "unknown variable '" + v + "'; allowed here: " + join_names(scope));
+            throw ScenarioError(e.loc(), e.key().empty() ? k : e.key(),
+                                "unknown variable '" + v + "'; allowed here: " + join_names(scope));
 }
 
 // Checks of the ops added for clusters, device-modified tensor maps and wgmma

@@ -26,6 +26,15 @@ uint64_t splitmix64(uint64_t& state) {
     return z ^ (z >> 31);
 }
 
+// float -> integer the way the GPU's cvt.rzi does it: truncate, saturate at the ends of
+// the range, NaN to 0. A plain C++ cast of an out-of-range float is undefined behaviour.
+int64_t float_to_int64(double v) {
+    if (std::isnan(v)) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return static_cast<int64_t>(v);
+}
+
 }  // namespace
 
 uint16_t float_to_bf16_bits(float f) {
@@ -110,7 +119,7 @@ void store_element_float(uint8_t* base, DType t, int64_t e, float v) {
         break;
     }
     default:
-        store_element_int(base, t, e, static_cast<int64_t>(v));
+        store_element_int(base, t, e, float_to_int64(v));
     }
 }
 
@@ -123,7 +132,7 @@ int64_t load_element_int(const uint8_t* base, DType t, int64_t e) {
         return v;
     }
     default:
-        return static_cast<int64_t>(load_element_float(base, t, e));
+        return float_to_int64(load_element_float(base, t, e));
     }
 }
 
@@ -161,7 +170,7 @@ std::vector<uint8_t> initial_bytes(const GlobalTensor& t) {
         }
         }
         if (dtype_is_float(t.type)) store_element_float(bytes.data(), t.type, e, static_cast<float>(v));
-        else store_element_int(bytes.data(), t.type, e, static_cast<int64_t>(v));
+        else store_element_int(bytes.data(), t.type, e, float_to_int64(v));
     }
     return bytes;
 }

@@ -1,7 +1,9 @@
 #include "scenarios/yaml_access.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 namespace tmasim {
@@ -15,33 +17,65 @@ SourceLoc loc_of(const YAML::Node& node, const std::string& file) {
     return loc;
 }
 
+namespace {
+thread_local ReadBudget* current_budget = nullptr;
+}  // namespace
+
+ReadBudget::ReadBudget(size_t limit) : limit_(limit), outer_(current_budget) { current_budget = this; }
+ReadBudget::~ReadBudget() { current_budget = outer_; }
+
+void ReadBudget::charge(size_t bytes, const SourceLoc& loc, const std::string& key) {
+    ReadBudget* b = current_budget;
+    if (!b) return;
+    b->used_ += bytes;
+    if (b->used_ > b->limit_)
+        throw ScenarioError(loc, key, "YAML aliases make the scenario read more than " + std::to_string(b->limit_) +
+                                          " bytes of text; allowed: at most " + std::to_string(b->limit_));
+}
+
 std::string node_kind(const YAML::Node& n) {
     if (!n.IsDefined() || n.IsNull()) return "nothing";
     if (n.IsMap()) return "a mapping";
     if (n.IsSequence()) return "a list";
-    return "\"" + n.Scalar() + "\"";
+    // Messages are one line of bounded length, whatever the scalar holds.
+    std::string shown;
+    for (char c : n.Scalar().substr(0, 80)) shown += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    return "\"" + shown + (n.Scalar().size() > 80 ? "...\"" : "\"");
 }
 
 namespace {
 
-bool parse_int64(const std::string& text, int64_t& out) {
-    if (text.empty()) return false;
+// Decimal integers only: YAML 1.1 readers and strtoll(…, 0) read "010" as 8 and "0x10" as
+// 16, a person reads 10 and a typo; either way the scenario would run another program.
+enum class IntText { ok, not_integer, leading_zero, too_large };
+
+IntText parse_int64(const std::string& text, int64_t& out) {
+    const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+    if (text.size() == digits) return IntText::not_integer;
+    for (size_t i = digits; i < text.size(); ++i)
+        if (text[i] < '0' || text[i] > '9') return IntText::not_integer;
+    if (text.size() > digits + 1 && text[digits] == '0') return IntText::leading_zero;
     errno = 0;
     char* end = nullptr;
-    long long v = std::strtoll(text.c_str(), &end, 0);
-    if (errno != 0 || *end != '\0') return false;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (errno == ERANGE) return IntText::too_large;
     out = v;
-    return true;
+    return IntText::ok;
 }
 
 int64_t checked_integer(const YAML::Node& n, const SourceLoc& loc, const std::string& path,
                         int64_t min, int64_t max) {
     int64_t v = 0;
-    if (!n.IsScalar() || !parse_int64(n.Scalar(), v))
-        throw ScenarioError(loc, path, "expected an integer, got " + node_kind(n));
+    const IntText parsed = n.IsScalar() ? parse_int64(n.Scalar(), v) : IntText::not_integer;
+    const std::string allowed = "; allowed: " + std::to_string(min) + ".." + std::to_string(max);
+    if (parsed == IntText::leading_zero)
+        throw ScenarioError(loc, path, "\"" + n.Scalar() + "\" has a leading zero (octal in C and YAML 1.1); allowed: "
+                                       "decimal integers without leading zeros");
+    if (parsed == IntText::too_large)
+        throw ScenarioError(loc, path, n.Scalar() + " does not fit in 64 bits" + allowed);
+    if (parsed != IntText::ok) throw ScenarioError(loc, path, "expected an integer, got " + node_kind(n) + allowed);
     if (v < min || v > max)
-        throw ScenarioError(loc, path, std::to_string(v) + " is out of range; allowed: " +
-                                           std::to_string(min) + ".." + std::to_string(max));
+        throw ScenarioError(loc, path, std::to_string(v) + " is out of range" + allowed);
     return v;
 }
 
@@ -52,11 +86,18 @@ MapReader::MapReader(const YAML::Node& node, std::string file, std::string path)
     if (!node_.IsMap())
         throw ScenarioError(loc_, path_.empty() ? "scenario" : path_,
                             "expected a mapping, got " + node_kind(node_));
+    // An aliased mapping is read once per use; bounding its keys bounds that work.
+    if (node_.size() > kMaxMapKeys)
+        throw ScenarioError(loc_, path_.empty() ? "scenario" : path_,
+                            "a mapping of " + std::to_string(node_.size()) + " keys; allowed: at most " +
+                                std::to_string(kMaxMapKeys));
     // YAML parsers keep the first of two equal keys and drop the second without a word;
     // a scenario that says a thing twice is ambiguous, so it fails here.
     std::map<std::string, SourceLoc> seen;
     for (auto it = node_.begin(); it != node_.end(); ++it) {
         const SourceLoc at = loc_of(it->first, file_);
+        if (!it->first.IsScalar())
+            throw ScenarioError(at, path_.empty() ? "scenario" : path_, "expected a key, got " + node_kind(it->first));
         auto [first, fresh] = seen.emplace(it->first.Scalar(), at);
         if (!fresh)
             throw ScenarioError(at, key_path(it->first.Scalar()),
@@ -95,6 +136,11 @@ YAML::Node MapReader::optional(const std::string& key) {
 std::string MapReader::string(const std::string& key) {
     YAML::Node n = node(key);
     if (!n.IsScalar()) fail(key, "expected a string, got " + node_kind(n));
+    // An aliased long string would be copied once per use.
+    if (n.Scalar().size() > kMaxStringBytes)
+        fail(key, "a string of " + std::to_string(n.Scalar().size()) + " bytes; allowed: at most " +
+                      std::to_string(kMaxStringBytes));
+    ReadBudget::charge(n.Scalar().size() + 1, loc(key), key_path(key));
     return n.Scalar();
 }
 
@@ -113,11 +159,17 @@ int64_t MapReader::integer_or(const std::string& key, int64_t fallback, int64_t 
 double MapReader::number(const std::string& key) {
     YAML::Node n = node(key);
     if (!n.IsScalar()) fail(key, "expected a number, got " + node_kind(n));
+    const std::string& text = n.Scalar();
     errno = 0;
     char* end = nullptr;
-    double v = std::strtod(n.Scalar().c_str(), &end);
-    if (n.Scalar().empty() || *end != '\0' || errno != 0)
-        fail(key, "expected a number, got " + node_kind(n));
+    const double v = std::strtod(text.c_str(), &end);
+    // strtod also reads hex floats, "inf" and "nan"; none of them is a scenario number.
+    const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+    if (!plain || *end != '\0') fail(key, "expected a number, got " + node_kind(n));
+    // Element values become float32 (or narrower): a larger magnitude would be cast with
+    // undefined behaviour.
+    if (errno == ERANGE || !std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
+        fail(key, text + " is outside float's range; allowed: magnitudes up to 3.4e38");
     return v;
 }
 
@@ -188,13 +240,19 @@ int64_t scalar_integer(const YAML::Node& n, const std::string& file, const std::
 Expr scalar_expr(const YAML::Node& n, const std::string& file, const std::string& path) {
     SourceLoc loc = loc_of(n, file);
     if (!n.IsScalar()) throw ScenarioError(loc, path, "expected an integer or expression, got " + node_kind(n));
+    ReadBudget::charge(n.Scalar().size() + 1, loc, path);
     int64_t v = 0;
-    if (parse_int64(n.Scalar(), v)) {
-        return Expr::parse(std::to_string(v), loc, path);
-    }
+    const IntText parsed = parse_int64(n.Scalar(), v);
+    if (parsed == IntText::ok) return Expr::parse(std::to_string(v), loc, path);
+    if (parsed == IntText::too_large)
+        throw ScenarioError(loc, path, n.Scalar() + " does not fit in 64 bits; allowed: -9223372036854775808..9223372036854775807");
     // A quoted scalar starts one column before its text.
     if (n.Tag() == "!") loc.col += 1;
-    return Expr::parse(n.Scalar(), loc, path);
+    Expr e = Expr::parse(n.Scalar(), loc, path);
+    // Every key read through here is an integer (counts, bytes, coordinates, ranks).
+    if (e.has_float_literal())
+        throw ScenarioError(loc, path, "\"" + n.Scalar() + "\" is not an integer; allowed: integers and integer expressions");
+    return e;
 }
 
 }  // namespace tmasim

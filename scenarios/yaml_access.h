@@ -13,6 +13,30 @@
 
 namespace tmasim {
 
+// Bounds on what one mapping may hold; scenarios use a few keys and short strings.
+constexpr size_t kMaxMapKeys = 256;
+constexpr size_t kMaxStringBytes = 16384;
+constexpr size_t kMaxNameLength = 256;  // names of tensors, buffers, maps, loop variables
+
+// Text read during one load, counted at every use of a YAML alias: an op with 1000-character
+// expressions repeated 10000 times through aliases would otherwise parse gigabytes of trees.
+// The loader holds one for each load; reads with none alive are not counted.
+class ReadBudget {
+public:
+    explicit ReadBudget(size_t limit);
+    ~ReadBudget();
+    ReadBudget(const ReadBudget&) = delete;
+    ReadBudget& operator=(const ReadBudget&) = delete;
+    // Throws ScenarioError at `loc`, naming `key`, once the load has read more than the limit.
+    static void charge(size_t bytes, const SourceLoc& loc, const std::string& key);
+
+private:
+    size_t limit_;
+    size_t used_ = 0;
+    ReadBudget* outer_;
+};
+constexpr size_t kMaxTextRead = size_t(1) << 20;
+
 SourceLoc loc_of(const YAML::Node& node, const std::string& file);
 
 // A YAML mapping being read; finish() rejects every key that was not consumed.

@@ -1,5 +1,7 @@
 #include "traces/trace_reader.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <set>
 
@@ -11,6 +13,16 @@ namespace tmasim {
 namespace {
 
 using Json = nlohmann::json;
+
+// Ranges of the numbers a trace holds (what the model and the device can write, with room).
+constexpr int64_t kMaxTime = int64_t(1) << 53;  // cycles or ns; exact as a double
+constexpr int kMaxCta = (1 << 24) - 1;
+constexpr int kMaxOpId = (1 << 24) - 1;
+constexpr int kMaxWarp = 31;  // 1024 threads per CTA
+constexpr int kMaxLane = 31;
+constexpr size_t kMaxIters = 16;      // loops nest at most 16 deep
+constexpr int64_t kMaxIter = 65535;   // a loop runs at most 65536 times
+constexpr int kMaxClockMhz = 100000;
 
 // Line order of FORMAT.md; a line may never go back to an earlier section.
 enum class Section { header, event, diagnostic, memory, outcome };
@@ -42,12 +54,20 @@ public:
         if (!v.is_string()) fail(type_ + ": '" + key + "' must be a string");
         return v.get<std::string>();
     }
-    int64_t i64(const std::string& key) {
+    // Every integer is range-checked: a value the writer never produces (a time near 2^63,
+    // a CTA of 2^31) would otherwise wrap here or overflow later in diff and export.
+    int64_t i64(const std::string& key, int64_t lo, int64_t hi) {
         const Json& v = get(key);
         if (!v.is_number_integer()) fail(type_ + ": '" + key + "' must be an integer");
-        return v.get<int64_t>();
+        if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+            fail(type_ + ": '" + key + "' is out of range; allowed: " + std::to_string(lo) + ".." + std::to_string(hi));
+        const int64_t x = v.get<int64_t>();
+        if (x < lo || x > hi)
+            fail(type_ + ": '" + key + "' is " + std::to_string(x) + "; allowed: " + std::to_string(lo) + ".." +
+                 std::to_string(hi));
+        return x;
     }
-    int i32(const std::string& key) { return static_cast<int>(i64(key)); }
+    int i32(const std::string& key, int lo, int hi) { return static_cast<int>(i64(key, lo, hi)); }
     uint64_t u64(const std::string& key) {
         const Json& v = get(key);
         if (!v.is_number_unsigned()) fail(type_ + ": '" + key + "' must be an unsigned integer");
@@ -62,8 +82,13 @@ public:
         const Json& v = get(key);
         std::vector<int64_t> out;
         if (!v.is_array()) fail(type_ + ": '" + key + "' must be an array of integers");
+        if (v.size() > kMaxIters)
+            fail(type_ + ": '" + key + "' has " + std::to_string(v.size()) + " entries; allowed: at most " +
+                 std::to_string(kMaxIters) + " (nested loops)");
         for (const Json& x : v) {
-            if (!x.is_number_integer()) fail(type_ + ": '" + key + "' must hold integers");
+            if (!x.is_number_integer() || (x.is_number_unsigned() && x.get<uint64_t>() > kMaxIter) ||
+                x.get<int64_t>() < 0 || x.get<int64_t>() > kMaxIter)
+                fail(type_ + ": '" + key + "' must hold loop iterations; allowed: 0.." + std::to_string(kMaxIter));
             out.push_back(x.get<int64_t>());
         }
         return out;
@@ -100,7 +125,7 @@ private:
 void read_header(LineFields& f, Provenance& p) {
     std::string format = f.str("format");
     if (format != kTraceFormat) f.fail("not a tmasim trace (format '" + format + "')");
-    int64_t version = f.i64("version");
+    int64_t version = f.i64("version", 0, INT64_MAX);
     if (version != kTraceVersion)
         f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads version " +
                std::to_string(kTraceVersion) + ")");
@@ -110,7 +135,8 @@ void read_header(LineFields& f, Provenance& p) {
     p.scenario_file = f.str("scenario_file");
     p.scenario_hash = f.str("scenario_hash");
     p.gpu = f.str("gpu");
-    p.sm_clock_mhz = f.i32("sm_clock_mhz");
+    // Times are converted to microseconds by this clock: 0 would divide by zero.
+    p.sm_clock_mhz = f.i32("sm_clock_mhz", 1, kMaxClockMhz);
     p.driver = f.str("driver");
     p.cuda = f.str("cuda");
     p.model_config = f.str("model_config");
@@ -121,19 +147,19 @@ void read_header(LineFields& f, Provenance& p) {
 
 TraceEvent read_event(LineFields& f, OpNames& names) {
     TraceEvent e;
-    e.op = f.i32("op");
+    e.op = f.i32("op", 0, kMaxOpId);
     std::string name = f.str("name");
     if (!name.empty()) names[e.op] = name;
     e.iters = f.iters("iters");
-    e.cta = f.i32("cta");
-    e.warp = f.i32("warp");
-    e.lane = f.i32("lane");
+    e.cta = f.i32("cta", 0, kMaxCta);
+    e.warp = f.i32("warp", 0, kMaxWarp);
+    e.lane = f.i32("lane", 0, kMaxLane);
     std::string kind = f.str("kind");
     auto k = parse_event_kind(kind);
     if (!k) f.fail("event: unknown kind '" + kind + "'");
     e.kind = *k;
-    e.t = f.i64("t");
-    if (f.has("t_ns")) e.t_ns = f.i64("t_ns");
+    e.t = f.i64("t", 0, kMaxTime);
+    if (f.has("t_ns")) e.t_ns = f.i64("t_ns", 0, kMaxTime);
     e.model_only = f.boolean("model_only");
     if (f.has("what")) e.what = f.str("what");
     e.detail = f.string_map("detail");
@@ -148,9 +174,9 @@ Diagnostic read_diagnostic(LineFields& f) {
     Diagnostic d;
     d.outcome = f.outcome("outcome");
     d.rule = f.str("rule");
-    d.op = f.i32("op");
+    d.op = f.i32("op", -1, kMaxOpId);  // -1: the run as a whole
     d.iters = f.iters("iters");
-    d.cta = f.i32("cta");
+    d.cta = f.i32("cta", 0, kMaxCta);
     d.message = f.str("message");
     d.detail = f.string_map("detail");
     return d;
@@ -162,7 +188,7 @@ MemoryImage read_memory(LineFields& f) {
     m.space = f.str("space");
     if (m.space != "global" && m.space != "shared" && m.space != "snapshot")
         f.fail("memory: space '" + m.space + "'; allowed: global, shared, snapshot");
-    m.cta = f.i32("cta");
+    m.cta = f.i32("cta", 0, kMaxCta);
     uint64_t size = f.u64("size");
     auto bytes = from_hex(f.str("hex"));
     if (!bytes) f.fail("memory '" + m.name + "': 'hex' is not a hex string");
@@ -195,14 +221,42 @@ std::optional<std::vector<uint8_t>> from_hex(const std::string& hex) {
     return out;
 }
 
+namespace {
+
+// One line, at most kMaxTraceLineBytes: a file with no newline is not read to its end.
+bool read_line(std::istream& in, std::string& line, const std::string& path, int line_no, size_t& total) {
+    line.clear();
+    std::istream::sentry ok(in, true);
+    if (!ok) return false;
+    std::streambuf* buf = in.rdbuf();
+    for (;;) {
+        const int c = buf->sbumpc();
+        if (c == std::char_traits<char>::eof()) {
+            in.setstate(std::ios::eofbit);
+            return !line.empty();
+        }
+        if (++total > kMaxTraceBytes)
+            throw TraceError(path, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
+                                                " bytes; allowed: at most that");
+        if (c == '\n') return true;
+        if (line.size() >= kMaxTraceLineBytes)
+            throw TraceError(path, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
+                                                " bytes; allowed: at most that");
+        line.push_back(static_cast<char>(c));
+    }
+}
+
+}  // namespace
+
 TraceFile parse_trace(std::istream& in, const std::string& path) {
     TraceFile file;
     RunResult& r = file.result;
     Section section = Section::header;
     bool saw_outcome = false;
     int line_no = 0;
+    size_t total = 0;
     std::string line;
-    while (std::getline(in, line)) {
+    while (read_line(in, line, path, line_no + 1, total)) {
         ++line_no;
         if (saw_outcome) throw TraceError(path, line_no, "text after the outcome line");
         if (line.empty()) throw TraceError(path, line_no, "empty line");
@@ -245,6 +299,13 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
 }
 
 TraceFile read_trace_file(const std::string& path) {
+    // A regular file only: /dev/zero or a FIFO has no end to read to.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw TraceError(path, 0, "cannot open trace file");
+    if (!S_ISREG(st.st_mode)) throw TraceError(path, 0, "not a regular file; allowed: a trace (JSONL) file");
+    if (static_cast<uint64_t>(st.st_size) > kMaxTraceBytes)
+        throw TraceError(path, 0, "the trace is " + std::to_string(st.st_size) + " bytes; allowed: at most " +
+                                      std::to_string(kMaxTraceBytes));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TraceError(path, 0, "cannot open trace file");
     return parse_trace(in, path);

@@ -14,6 +14,11 @@
 
 namespace tmasim {
 
+// Bounds on what the reader takes in; recorded traces are a few MB, a memory line holds
+// the hex of one image.
+constexpr size_t kMaxTraceBytes = size_t(256) << 20;
+constexpr size_t kMaxTraceLineBytes = size_t(64) << 20;
+
 struct TraceFile {
     RunResult result;
     OpNames op_names;  // from the events' "name" fields (RunResult has no place for them)

@@ -7,6 +7,7 @@
 
 #include "model/core/arch_config.h"
 #include "model/run/simulation.h"
+#include "scenarios/work_estimate.h"
 
 // libsystemc.so's own main() refers to sc_main; tmasim has its own main (CLI, tests),
 // so this definition only satisfies the linker and is never called.
@@ -69,6 +70,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     const std::string name = options.arch.empty() ? default_arch(scenario) : options.arch;
     const model::ArchConfig arch = model::ArchConfig::load_named(name, options.arch_dir);
     require_runnable(scenario, arch);
+    check_work_limit(scenario, options.max_work, "tmasim run --max-work");
     quiet_systemc_reports();
     RunResult result;
     {

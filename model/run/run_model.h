@@ -20,6 +20,10 @@ struct ModelOptions {
     std::string arch;
     std::string arch_dir = default_arch_dir();
     uint64_t seed = 0;                     // recorded in the provenance; the model is deterministic
+    // Bound on the run's work (scenarios/work_estimate.h counts it before the run): a valid scenario
+    // can otherwise keep the model busy for hours. 0: no bound (tmasim run --max-work 0).
+    int64_t max_work = kDefaultMaxWork;
+    static constexpr int64_t kDefaultMaxWork = 100000000;
 };
 
 }  // namespace tmasim::model

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "cli_runner.h"
 
@@ -81,4 +82,84 @@ TEST_CASE("each kind of malformed scenario fails closed with file:line:col and e
             }
         }
     }
+}
+
+TEST_CASE("an output file (-o) never overwrites an input, however its path is spelt", "[cli][input]") {
+    const std::string dir = scratch("o_inputs");
+    std::filesystem::create_directories(dir);
+    const std::string scenario = dir + "/s.yaml";
+    tmasim_test::write_file(scenario, kGood);
+    const std::string link = dir + "/link.yaml", hard = dir + "/hard.yaml";
+    std::filesystem::create_symlink("s.yaml", link);
+    std::filesystem::create_hard_link(scenario, hard);
+    for (const std::string& out : {scenario, dir + "/./s.yaml", dir + "/../o_inputs/s.yaml", link, hard}) {
+        for (const std::string& cmd : {"run '" + scenario + "' --backend model -o '" + out + "'",
+                                       "codegen '" + scenario + "' -o '" + out + "'"}) {
+            INFO(cmd);
+            const auto r = run_cli(cmd);
+            CHECK(r.code == 2);
+            CHECK_THAT(r.err, Catch::StartsWith("tmasim: error: --output " + out + " is the input " + scenario));
+            CHECK(tmasim_test::read_file(scenario) == kGood);
+        }
+    }
+    // A trace exported onto itself.
+    const std::string trace = dir + "/t.jsonl";
+    REQUIRE(run_cli("run '" + scenario + "' --backend model -q -o '" + trace + "'").code == 0);
+    const std::string before = tmasim_test::read_file(trace);
+    REQUIRE(!before.empty());
+    for (const std::string& out : {trace, dir + "/./t.jsonl"}) {
+        const auto r = run_cli("export '" + trace + "' -o '" + out + "'");
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("is the input"));
+        CHECK(tmasim_test::read_file(trace) == before);
+    }
+    CHECK(run_cli("export '" + trace + "' -o '" + dir + "/t.json'").code == 0);
+}
+
+TEST_CASE("the model's work limit names the loop and can be raised", "[cli][input]") {
+    const std::string path = scratch("work.yaml");
+    tmasim_test::write_file(path, R"(scenario: work
+launch: {grid: [1], block: 128}
+shared:
+  buf: {type: f32, shape: [1024]}
+program:
+  - {op: sync}
+  - op: loop
+    var: i
+    count: 100
+    body:
+      - {op: compute, buffer: buf, fn: "x + 1"}
+)");
+    // Per iteration: 8 * 128 threads + 4096 bytes / 4 = 2048 units; sync and the loop op 1024 each.
+    auto r = run_cli("run '" + path + "' --backend model -q --max-work 100000");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith(path + ":9:12: error: loop.count: the loop #1 loop at " + path + ":7:5: "
+                                        "the run would do more than 100000 units of model work"));
+    CHECK_THAT(r.err, Catch::Contains("tmasim run --max-work raises the limit"));
+    CHECK(run_cli("run '" + path + "' --backend model -q --max-work 300000").code == 0);
+    CHECK(run_cli("run '" + path + "' --backend model -q --max-work 0").code == 0);
+    r = run_cli("run '" + path + "' --backend device --max-work 5");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--max-work applies to the model backend only"));
+}
+
+TEST_CASE("endless or huge inputs are refused before they are read", "[cli][input]") {
+    auto r = run_cli("validate /dev/zero");
+    CHECK(r.code == 2);
+    CHECK(r.err == "/dev/zero:0:0: error: file: not a regular file; allowed: a scenario YAML file\n");
+    r = run_cli("export /dev/zero -o " + scratch("zero.json"));
+    CHECK(r.code == 2);
+    CHECK(r.err == "tmasim: error: /dev/zero:0: not a regular file; allowed: a trace (JSONL) file\n");
+    // Sparse files: 2 GiB on paper, nothing on disk.
+    const std::string big_yaml = scratch("big.yaml"), big_trace = scratch("big.jsonl");
+    for (const std::string& p : {big_yaml, big_trace}) {
+        tmasim_test::write_file(p, "scenario: big\n");
+        std::filesystem::resize_file(p, std::uintmax_t{2} << 30);
+    }
+    r = run_cli("validate '" + big_yaml + "'");
+    CHECK(r.code == 2);
+    CHECK(r.err == big_yaml + ":1:1: error: file: the scenario is 2147483648 bytes; allowed: at most 1048576\n");
+    r = run_cli("diff '" + big_trace + "' '" + big_trace + "'");
+    CHECK(r.code == 2);
+    CHECK(r.err == "tmasim: error: " + big_trace + ":0: the trace is 2147483648 bytes; allowed: at most 268435456\n");
 }

@@ -57,7 +57,7 @@ program:
     var: j
     count: "rank"
     body:
-      - {op: bulk.load, global: B, offset: 0, bytes: 1024, dst: vec, barrier: full, multicast: "0x3", by: thread0, label: mc_bulk}
+      - {op: bulk.load, global: B, offset: 0, bytes: 1024, dst: vec, barrier: full, multicast: 3, by: thread0, label: mc_bulk}
   - {op: mbarrier.wait, barrier: full, parity: 0, label: wait_full}
   - {op: shared.store, buffer: ints, index: tid, value: "tid + 100 * rank", cta: "1 - rank", label: dsmem_store}
   - {op: mbarrier.arrive_expect_tx, barrier: peer, bytes: 256, by: thread0}

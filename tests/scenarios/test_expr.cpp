@@ -17,7 +17,46 @@ TEST_CASE("integer expressions follow C precedence and truncating division") {
     CHECK(parse("1 << 4 | 1").eval_int({}) == 17);
     CHECK(parse("i < 2 && j >= 1").eval_int({{"i", 1}, {"j", 1}}) == 1);
     CHECK(parse("!(i == 1)").eval_int({{"i", 1}}) == 0);
-    CHECK(parse("0x10 + 1").eval_int({}) == 17);
+}
+
+TEST_CASE("literals are decimal: octal and hex spellings are refused, not reinterpreted") {
+    CHECK(parse("10 + 1").eval_int({}) == 11);
+    CHECK_THROWS_WITH(parse("010"), Catch::Contains("'010' has a leading zero"));
+    CHECK_THROWS_WITH(parse("0x10 + 1"), Catch::Contains("bad number '0x10'; allowed: decimal integers"));
+    CHECK(parse("0").eval_int({}) == 0);
+    // A float literal is refused where an integer is evaluated, rather than truncated.
+    CHECK_THROWS_WITH(parse("64.5").eval_int({}), Catch::Contains("has the non-integer 64.5"));
+    CHECK(parse("x * 1e-3").eval_float({{"x", 1000.0f}}) == 1.0f);
+    CHECK_THROWS_WITH(parse("x + 1e39"), Catch::Contains("outside float's range"));
+}
+
+TEST_CASE("integer arithmetic is checked: overflow and bad shifts are errors, not wraps") {
+    CHECK(parse("3037000499 * 3037000499").eval_int({}) == INT64_C(9223372030926249001));
+    CHECK(parse("1 << 62").eval_int({}) == (INT64_C(1) << 62));
+    CHECK(parse("-1 << 63").eval_int({}) == INT64_MIN);
+    CHECK(parse("-8 >> 1").eval_int({}) == -4);
+    CHECK(parse("-9223372036854775807 - 1").eval_int({}) == INT64_MIN);
+    CHECK_THROWS_WITH(parse("4294967296 * 4294967296").eval_int({}),
+                      Catch::StartsWith("f.yaml:3:10: error: coords: 4294967296 * 4294967296 overflows"));
+    CHECK_THROWS_WITH(parse("9223372036854775807 + i").eval_int({{"i", 1}}), Catch::Contains("overflows"));
+    CHECK_THROWS_WITH(parse("-9223372036854775807 - i").eval_int({{"i", 2}}), Catch::Contains("overflows"));
+    CHECK_THROWS_WITH(parse("-i").eval_int({{"i", INT64_MIN}}), Catch::Contains("overflows"));
+    CHECK_THROWS_WITH(parse("i / -1").eval_int({{"i", INT64_MIN}}), Catch::Contains("overflows"));
+    CHECK_THROWS_WITH(parse("i % -1").eval_int({{"i", INT64_MIN}}), Catch::Contains("overflows"));
+    CHECK_THROWS_WITH(parse("1 << i").eval_int({{"i", 64}}), Catch::Contains("shift by 64"));
+    CHECK_THROWS_WITH(parse("1 >> i").eval_int({{"i", -1}}), Catch::Contains("shift by -1"));
+    CHECK_THROWS_WITH(parse("3 << 62").eval_int({}), Catch::Contains("3 << 62 overflows"));
+}
+
+TEST_CASE("expressions are bounded in length and nesting before the parser recurses") {
+    const std::string deep64 = std::string(64, '(') + "1" + std::string(64, ')');
+    CHECK(parse(deep64).eval_int({}) == 1);
+    CHECK_THROWS_WITH(parse("(" + deep64 + ")"), Catch::Contains("nested more than 64 levels deep"));
+    CHECK_THROWS_WITH(parse(std::string(65, '-') + "1"), Catch::Contains("nested more than 64 levels deep"));
+    CHECK_THROWS_WITH(parse(std::string(100000, '(')), Catch::Contains("expression of 100000 characters; allowed: at most 1024"));
+    std::string terms = "1";
+    while (terms.size() < 1020) terms += "+1";
+    CHECK(parse(terms).eval_int({}) == static_cast<int64_t>(terms.size() / 2 + 1));
 }
 
 TEST_CASE("expressions report their variables and constness") {

@@ -47,7 +47,7 @@ TEST_CASE("an unknown key is reported at its position with the allowed keys") {
 
 TEST_CASE("a value of the wrong type names the key and what was found") {
     std::string msg = error_of(with("block: 64}", "block: many}"));
-    CHECK(msg == "bad.yaml:2:28: error: launch.block: expected an integer, got \"many\"");
+    CHECK(msg == "bad.yaml:2:28: error: launch.block: expected an integer, got \"many\"; allowed: 1..1024");
     msg = error_of(with("shape: [16, 64]}", "shape: 16}"));
     CHECK(msg == "bad.yaml:8:28: error: shared.tile.shape: expected a list of integers, got \"16\"");
 }
