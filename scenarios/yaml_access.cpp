@@ -29,8 +29,9 @@ void ReadBudget::charge(size_t bytes, const SourceLoc& loc, const std::string& k
     if (!b) return;
     b->used_ += bytes;
     if (b->used_ > b->limit_)
-        throw ScenarioError(loc, key, "YAML aliases make the scenario read more than " + std::to_string(b->limit_) +
-                                          " bytes of text; allowed: at most " + std::to_string(b->limit_));
+        throw ScenarioError(loc, key, "the scenario reads more than " + std::to_string(b->limit_) +
+                                          " bytes of keys' text (YAML aliases counted at each use); allowed: at most " +
+                                          std::to_string(b->limit_));
 }
 
 std::string node_kind(const YAML::Node& n) {

@@ -35,7 +35,7 @@ private:
     size_t used_ = 0;
     ReadBudget* outer_;
 };
-constexpr size_t kMaxTextRead = size_t(1) << 20;
+constexpr size_t kMaxTextRead = size_t(256) << 10;
 
 SourceLoc loc_of(const YAML::Node& node, const std::string& file);
 
