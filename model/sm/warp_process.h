@@ -64,6 +64,7 @@ private:
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
     void op_sync(const Op& op);
+    void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_arrive(const Op& op, const std::vector<int>& lanes);
