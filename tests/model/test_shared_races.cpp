@@ -139,3 +139,26 @@ TEST_CASE("warpspec: the producer/consumer ring with named barriers is clean; ea
         CHECK(r.diagnostics[0].op == op_id(s, "wait_empty"));
     }
 }
+
+TEST_CASE("races: the cluster barrier orders the warps of each CTA, relaxed arrives do not",
+          "[model][race][cluster]") {
+    const std::string head =
+        "scenario: cluster_orders\narch: sm_90\nlaunch: {grid: [2], cluster: [2], block: 64}\n"
+        "shared:\n  t: {type: i32, shape: [32]}\nprogram:\n"
+        "  - {op: shared.store, buffer: t, index: lane, value: lane, by: warp0, label: put}\n";
+    const std::string tail = "  - {op: shared.load, buffer: t, index: lane, by: warp1, label: get}\n";
+    const RunResult ordered =
+        run_model(load_scenario_text(head + "  - {op: cluster.sync}\n" + tail, "cluster_orders.yaml"));
+    INFO(all_diagnostics(ordered));
+    CHECK(ordered.outcome == Outcome::ok);
+    CHECK(ordered.diagnostics.empty());
+    const Scenario relaxed_s = load_scenario_text(
+        head + "  - {op: cluster.arrive, relaxed: true}\n  - {op: cluster.wait}\n" + tail, "cluster_orders.yaml");
+    const RunResult relaxed = run_model(relaxed_s);
+    INFO(all_diagnostics(relaxed));
+    REQUIRE(relaxed.diagnostics.size() == 2);  // one per CTA
+    for (const Diagnostic& d : relaxed.diagnostics) {
+        CHECK(d.rule == "race.shared_raw");
+        CHECK(d.op == op_id(relaxed_s, "get"));
+    }
+}
