@@ -72,6 +72,7 @@ public:
     sc_core::sc_event& sync_event() { return sync_changed_; }
     // Named barriers (bar.sync / bar.arrive): their state and the event their phases notify.
     NamedBarriers& named_barriers() { return named_; }
+    const NamedBarriers& named_barriers() const { return named_; }
     sc_core::sc_event& named_barrier_event() { return named_changed_; }
     void warp_exited(int warp);
     // True the first time this CTA uses tensor map `name` (its descriptor is fetched then).

@@ -183,7 +183,7 @@ void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) 
     }
     const uint64_t gen = arrival->generation;
     block_until(cta_.named_barrier_event(), [&] { return cta_.named_barriers().passed(id, gen); },
-                BlockedAt{BlockedAt::Kind::sync, &op, iters_, -1, 0});
+                BlockedAt{BlockedAt::Kind::sync, &op, iters_, id, 0});
     spend(cta_.run().timing.sync_cycles);
     emit(op, ev, EventKind::wait_end);
 }

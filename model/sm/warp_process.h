@@ -25,7 +25,7 @@ struct BlockedAt {
     Kind kind = Kind::none;
     const Op* op = nullptr;
     std::vector<int64_t> iters;
-    int barrier = -1;
+    int barrier = -1;  // mbarrier_wait: the CTA's barrier index; sync at a bar.sync: the named barrier id
     int64_t parity = 0;
 };
 

@@ -69,6 +69,10 @@ TEST_CASE("named barriers: a count that never arrives hangs the bar.sync warps",
     REQUIRE(r.diagnostics.size() == 1);
     CHECK(r.diagnostics[0].rule == "sync.deadlock");
     CHECK(r.diagnostics[0].detail.at("warps") == "0-1");
+    CHECK(r.diagnostics[0].detail.at("named_barrier") == "3");
+    CHECK(r.diagnostics[0].detail.at("arrived_threads") == "64");
+    CHECK(r.diagnostics[0].detail.at("expected_threads") == "96");
+    CHECK(r.diagnostics[0].message.find("named barrier 3: 64 of 96 threads arrived") != std::string::npos);
 }
 
 TEST_CASE("named barriers: two counts in one phase are a model fault", "[model][named_barrier]") {
