@@ -154,7 +154,7 @@ void KernelWriter::emit_op(const Op& op) {
     const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
     line(is_load ? "const unsigned long long c1 = read_clock64_after(load_sink);"
                  : "const unsigned long long c1 = read_clock64();");
-    const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync ||
+    const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync || op.kind == OpKind::bar_sync ||
                          op.kind == OpKind::bulk_wait_group ||
                          op.kind == OpKind::bulk_wait_group_read ||
                          op.kind == OpKind::cp_async_wait_group ||

@@ -35,6 +35,13 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         // it is the plain bar.sync a hand-written __syncthreads() is.
         line(op_traced_ ? "if (barrier_red_popc_aligned_0(1u) == 0u) __trap();" : "barrier_sync_aligned_0();");
         return;
+    case OpFamily::named_barrier:
+        // Not .aligned: producer and consumer warps reach their named barriers from
+        // different branches of the kernel.
+        line(fmt::format("{}((unsigned){}, (unsigned){});",
+                         op.kind == OpKind::bar_sync ? "barrier_sync" : "barrier_arrive",
+                         int_expr(op.barrier_id, op, "id"), int_expr(op.count, op, "count")));
+        return;
     case OpFamily::fence:
         if (op.kind == OpKind::fence_proxy_async) return emit_fence_proxy_async(op);
         line("fence_mbarrier_init_release_cluster();");

@@ -90,6 +90,17 @@ __device__ __forceinline__ unsigned barrier_red_popc_aligned_0(unsigned predicat
     return count;
 }
 
+// PTX: barrier.sync a, b;  sm_70 (named barrier a, b threads: the `bar.sync` op)
+// Not .aligned: the warps of a warp-specialised kernel reach it from different branches.
+__device__ __forceinline__ void barrier_sync(unsigned id, unsigned count) {
+    asm volatile("barrier.sync %0, %1;" :: "r"(id), "r"(count) : "memory");
+}
+
+// PTX: barrier.arrive a, b;  sm_70 (the `bar.arrive` op: arrives without waiting)
+__device__ __forceinline__ void barrier_arrive(unsigned id, unsigned count) {
+    asm volatile("barrier.arrive %0, %1;" :: "r"(id), "r"(count) : "memory");
+}
+
 // ---- mbarrier -----------------------------------------------------------------------
 
 // PTX: mbarrier.init.shared::cta.b64 [addr], count;  sm_80
@@ -319,6 +330,8 @@ const char* const kPtxWrapperNames[] = {
     "elect_sync",
     "barrier_sync_aligned_0",
     "barrier_red_popc_aligned_0",
+    "barrier_sync",
+    "barrier_arrive",
     "mbarrier_init_shared_cta_b64",
     "mbarrier_inval_shared_cta_b64",
     "fence_mbarrier_init_release_cluster",

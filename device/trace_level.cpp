@@ -22,6 +22,7 @@ bool is_waiting_op(const Op& op) {
     switch (op.kind) {
     case OpKind::mbarrier_wait:
     case OpKind::sync:
+    case OpKind::bar_sync:
     case OpKind::bulk_wait_group:
     case OpKind::bulk_wait_group_read:
     case OpKind::cp_async_wait_group:

@@ -124,6 +124,7 @@ struct Op {
     Expr count;            // mbarrier.init: expected arrivals; mbarrier.arrive: arrival count (default 1)
     Expr bytes;            // mbarrier.arrive_expect_tx / expect_tx; bulk.load/bulk.store size
     Expr parity;           // mbarrier.wait
+    Expr barrier_id;       // bar.sync / bar.arrive: the named barrier, 1..15 (0 is `sync`'s); count: its threads
     std::string map;       // tma.load/tma.store: TensorMap name
     std::vector<Expr> coords;  // tma: outermost first, in elements
     Ref dst;               // tma.load/bulk.load: shared buffer

@@ -252,6 +252,10 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         op.parity = m.expr("parity");
         break;
     case OpFamily::cta_sync: break;
+    case OpFamily::named_barrier:
+        op.barrier_id = m.expr("id");
+        op.count = m.expr("count");
+        break;
     case OpFamily::fence:
         if (op_takes_key(op.kind, "space")) {
             const std::string text = m.string_or("space", "cta");

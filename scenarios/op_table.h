@@ -61,7 +61,9 @@
     X(wgmma_commit_group, "wgmma.commit_group", wgmma, "", kNone, 90)                                        \
     X(wgmma_wait_group, "wgmma.wait_group", wgmma, "n", kWait, 90)                                           \
     X(wgmma_acc_fill, "wgmma.acc_fill", wgmma, "acc, value", kNone, 90)                                      \
-    X(wgmma_acc_store, "wgmma.acc_store", wgmma, "acc, buffer", kWritesShared, 90)
+    X(wgmma_acc_store, "wgmma.acc_store", wgmma, "acc, buffer", kWritesShared, 90)                          \
+    X(bar_sync, "bar.sync", named_barrier, "id, count", kWait, 90)                                           \
+    X(bar_arrive, "bar.arrive", named_barrier, "id, count", kNone, 90)
 
 #include <string>
 
@@ -85,6 +87,7 @@ enum class OpFamily {
     st_async,         // st.async into a peer CTA with complete_tx on its barrier
     tensormap,        // tensor maps in global memory and their proxy fences
     wgmma,            // warpgroup MMA and its accumulators
+    named_barrier,    // barrier.sync / barrier.arrive id, count: a subset of the CTA's warps
 };
 
 // Flags of a row. They say what the op does, for the checks that apply to every op that

@@ -277,6 +277,26 @@ private:
                                     to_string(b->type) + "; allowed: integer literals for integer buffers");
     }
 
+    // barrier.sync/arrive id, count: ids 1..15 (0 is the CTA-wide barrier of `sync`), a count
+    // of whole warps the CTA has [PTX 9.7.13.1]. Both may name the warp (`warp`, `tid` of its lane 0).
+    void check_named_barrier(const Op& op, const Expr::IntEnv& env) const {
+        const int64_t block = sc_.launch.block;
+        for (int64_t t = 0; t < block; t += 32) {
+            if (!op.by.includes(static_cast<int>(t))) continue;
+            Expr::IntEnv we = env;
+            we["tid"] = t;
+            we["lane"] = 0;
+            we["warp"] = t / 32;
+            in_range(op.barrier_id, we, 1, 15, op, "id", " (0 is the CTA-wide barrier of sync) [PTX 9.7.13.1]");
+            in_range(op.count, we, 32, block, op, "count", " (threads of the CTA) [PTX 9.7.13.1]");
+            const int64_t count = op.count.eval_int(we);
+            if (count % 32 != 0)
+                throw ScenarioError(op.count.loc(), key(op, "count"),
+                                    "\"" + op.count.text() + "\" evaluates to " + std::to_string(count) +
+                                        env_text(we) + "; allowed: a multiple of 32 (whole warps) [PTX 9.7.13.1]");
+        }
+    }
+
     void check_ops_dynamic(const std::vector<Op>& ops, const Expr::IntEnv& env, int64_t& instances) const {
         for (const Op& op : ops) {
             if (++instances > kMaxOpInstances) too_many_ops(op);
@@ -316,6 +336,7 @@ private:
                 if (outermost) outer_loop_ = nullptr;
                 break;
             }
+            case OpFamily::named_barrier: check_named_barrier(op, env); break;
             case OpFamily::cta_sync:
             case OpFamily::fence:
             case OpFamily::snapshot:

@@ -98,6 +98,28 @@ const std::vector<RuleHelp>& RuleHelpTable::all() {
          "A cp.async wait orders the bytes for the waiting thread only; other threads need a barrier after it.",
          "Have the issuing threads wait (cp.async.wait_group or cp.async.wait_all), then {op: sync} before others read.",
          "C20"},
+        {"race.cp_async_waw",
+         "Two cp.async copies write the same shared bytes and the later one was issued before a wait covered "
+         "the earlier: which bytes end up there is undefined.",
+         "Wait for the earlier copy's group (cp.async.wait_group / wait_all, then {op: sync} if another thread "
+         "issued it) before issuing a copy into the same bytes.",
+         "C20"},
+        {"race.shared_raw",
+         "One warp reads shared bytes another warp wrote, and no barrier orders the write before the read "
+         "(a consumer reading a stage its producer is still writing).",
+         "Put an ordering between them: {op: sync}, a named barrier ({op: bar.arrive} by the writer, "
+         "{op: bar.sync} by the reader), or an mbarrier arrive after the write and a wait before the read.",
+         "C22"},
+        {"race.shared_war",
+         "One warp overwrites shared bytes another warp read, and no barrier orders the read before the write "
+         "(a producer refilling a stage its consumer may still be reading).",
+         "Have the reader release the bytes first: an mbarrier arrive after its last read and a wait before the "
+         "write (the ring's 'empty' barrier), a named barrier, or {op: sync}.",
+         "C22"},
+        {"race.shared_waw",
+         "Two warps write the same shared bytes and nothing orders the writes: which value stays is undefined.",
+         "Order the writes with {op: sync}, a named barrier or an mbarrier phase, or give each warp its own bytes.",
+         "C22"},
         // D. Operands
         {"bulk.alignment",
          "The bulk copy engine moves 16-byte units; tensor copies write shared boxes at 128-byte alignment.",

@@ -89,7 +89,9 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         const auto [first, last] = bytes.smem_span();
         // The load changes bytes an async-proxy read (a store's source, a wgmma operand) may
         // still read (C17, C19); peers see its bytes as its barrier's TMA agent's (C17).
-        SharedRaceCheck(cta_, op_, buffer_, buffer_base_).pending_reads(r.site, thread, first, last - first + 1);
+        SharedRaceCheck races(cta_, op_, buffer_, buffer_base_);
+        races.pending_reads(r.site, thread, first, last - first + 1);
+        races.async_write_issue(r.site, thread, first, last - first + 1);
         if (Cluster* cl = cluster_of(cta_))
             r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
         const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));

@@ -181,6 +181,8 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
         c.token = cta_.cp_groups().add_copy(thread);
         // The copy writes bytes an async-proxy read may still be reading (C17, C19).
         races.pending_reads(lane_site(lane), thread, to, size);
+        races.cp_async_overwrite(lane_site(lane), thread, to, size);
+        races.async_write_issue(lane_site(lane), thread, to, size);
         if (cluster) c.cluster_time = cluster->cp_async_issued(cta_, thread, op_.id, to, size);
         AsyncWrite w;
         w.kind = AsyncWrite::Kind::cp_async;

@@ -49,6 +49,7 @@ bool WarpProcess::exec(const Op& op) {
             return true;
         case OpFamily::barrier_wait: op_wait(op, lanes); return true;
         case OpFamily::cta_sync: op_sync(op); return true;
+        case OpFamily::named_barrier: op_named_barrier(op, lanes); return true;
         case OpFamily::fence:
         case OpFamily::cluster_barrier:
         case OpFamily::st_async: ClusterWarpOps(*this).exec(op, lanes); return true;

@@ -54,6 +54,15 @@ Diagnostic other_hang(const CtaModule& cta, const BlockedAt& b, const std::vecto
     d.message = fmt::format("hang at {}: warps {} never pass it", b.op ? op_title(*b.op) : "?",
                             format_id_ranges(warps));
     d.detail = {{"warps", format_id_ranges(warps)}};
+    if (b.op && b.op->kind == OpKind::bar_sync) {
+        // A named barrier: how far its phase got says which warps are missing.
+        const NamedBarriers& n = cta.named_barriers();
+        d.message += fmt::format(" (named barrier {}: {} of {} threads arrived)", b.barrier, n.arrived(b.barrier),
+                                 n.expected(b.barrier));
+        d.detail["named_barrier"] = std::to_string(b.barrier);
+        d.detail["arrived_threads"] = std::to_string(n.arrived(b.barrier));
+        d.detail["expected_threads"] = std::to_string(n.expected(b.barrier));
+    }
     return d;
 }
 

@@ -70,6 +70,10 @@ void Cluster::cluster_arrive(CtaModule& cta, const Op& op, const EventSite& site
                                                          op_title(op), who(a), earlier,
                                                          arr.counted ? "" : "; the second arrival is dropped")),
                         {{"thread", std::to_string(thread)}, {"phase", std::to_string(earlier)}});
+    if (arr.counted && !relaxed) {
+        cta_releasing_.resize(ctas_.size());
+        cta.tracker().release_into(thread, cta_releasing_.at(rank_of(cta)));
+    }
     if (arr.counted && tracking()) {
         if (!relaxed) {
             cluster_releasing_.resize(clock_.agents(), 0);
@@ -89,6 +93,9 @@ void Cluster::cluster_phase_completed(int64_t phase) {
     completion_times_[phase] = std::max(now_cycles(), latest_arrival_);
     latest_arrival_ = 0;
     prune_before(completion_times_, phase - kPhasesKept + 1);
+    if (!cta_releasing_.empty()) cta_released_[phase] = std::move(cta_releasing_);
+    cta_releasing_.clear();
+    prune_before(cta_released_, phase - kPhasesKept + 1);
     if (tracking()) {
         if (!cluster_releasing_.empty())
             cluster_released_[phase] = std::make_shared<const ClusterClock::Clock>(std::move(cluster_releasing_));
@@ -101,6 +108,12 @@ void Cluster::cluster_phase_completed(int64_t phase) {
 void Cluster::cluster_waited(int agent, int64_t phase) {
     barrier_.waited(agent);
     last_waited_.at(agent) = std::max(last_waited_[agent], phase);
+    auto own = cta_released_.find(phase);
+    if (own != cta_released_.end() && agent < size() * block_) {
+        const int rank = agent / block_;
+        if (rank < static_cast<int>(own->second.size()))
+            ctas_.at(rank)->tracker().acquire(agent % block_, own->second[rank]);
+    }
     if (!tracking()) return;
     auto it = cluster_released_.find(phase);
     if (it != cluster_released_.end()) clock_.acquire(agent, it->second);

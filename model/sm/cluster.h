@@ -145,6 +145,10 @@ private:
     sc_core::sc_event barrier_changed_;
     ClusterClock::Clock cluster_releasing_;
     std::map<int64_t, ClusterClock::SharedClock> cluster_released_;
+    // The same release/acquire inside each CTA, on its proxy tracker's clocks (per rank): the
+    // happens-before its intra-CTA race check (C22) sees, with or without peers.
+    std::vector<VectorClock> cta_releasing_;
+    std::map<int64_t, std::vector<VectorClock>> cta_released_;
     std::map<int64_t, int64_t> completion_times_;   // cluster phase -> cycle it completed
     int64_t latest_arrival_ = 0;                      // the current phase's latest arrival `at`
     std::vector<int64_t> last_waited_;              // per agent, the latest cluster phase it waited for

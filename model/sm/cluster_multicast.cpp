@@ -94,9 +94,11 @@ void ClusterMulticast::issue(CtaModule& issuer, const Op& op, const Expr::IntEnv
         // The delivery changes bytes the destination's async-proxy reads (a wgmma operand,
         // a store's source) may still read (C17).
         const auto [first, last] = RequestBytes(r, issuer.run().global.tensor(r.tensor)).smem_span();
-        if (&dest == &issuer)
-            SharedRaceCheck(issuer, op, buffer, base).pending_reads(r.site, r.thread, first, last - first + 1);
-        else
+        if (&dest == &issuer) {
+            SharedRaceCheck races(issuer, op, buffer, base);
+            races.pending_reads(r.site, r.thread, first, last - first + 1);
+            races.async_write_issue(r.site, r.thread, first, last - first + 1);
+        } else
             cluster->peer_write_pending_reads(issuer, op, r.site, r.thread, rank, buffer, base, first,
                                               last - first + 1);
         TmaRequest d = r;

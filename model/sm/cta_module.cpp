@@ -36,6 +36,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       barriers_(run.scenario, run.layout),
       groups_(run.scenario.launch.block),
       cp_groups_(run.scenario.launch.block),
+      shared_accesses_(static_cast<int64_t>(smem_.size())),
       wgmma_((run.scenario.launch.num_warps() + 3) / 4, WgmmaState(run.scenario.accumulators)),
       sync_(run.scenario.launch.num_warps()) {
     for (const Op* op : run.scenario.all_ops())

@@ -18,7 +18,9 @@
 #include "model/state/bulk_store_registry.h"
 #include "model/state/cp_async_groups.h"
 #include "model/state/cta_sync.h"
+#include "model/state/named_barriers.h"
 #include "model/state/proxy_tracker.h"
+#include "model/state/shared_access_history.h"
 #include "model/sm/run_context.h"
 #include "model/sm/tma_engine.h"
 #include "model/state/wgmma_state.h"
@@ -46,6 +48,7 @@ public:
     CpAsyncGroups& cp_groups() { return cp_groups_; }
     AsyncWriteRegistry& async_writes() { return async_writes_; }
     BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
+    SharedAccessHistory& shared_accesses() { return shared_accesses_; }
     // The wgmma state of warpgroup `group` (warps 4*group .. 4*group+3).
     WgmmaState& wgmma(int group) { return wgmma_.at(group); }
     // What AsyncWriteRegistry asks about the barriers' observed phases.
@@ -67,6 +70,10 @@ public:
     uint64_t sync_arrive(int warp);
     bool sync_passed(uint64_t generation) const { return sync_.passed(generation); }
     sc_core::sc_event& sync_event() { return sync_changed_; }
+    // Named barriers (bar.sync / bar.arrive): their state and the event their phases notify.
+    NamedBarriers& named_barriers() { return named_; }
+    const NamedBarriers& named_barriers() const { return named_; }
+    sc_core::sc_event& named_barrier_event() { return named_changed_; }
     void warp_exited(int warp);
     // True the first time this CTA uses tensor map `name` (its descriptor is fetched then).
     bool first_use_of_map(const std::string& name) { return used_maps_.insert(name).second; }
@@ -106,12 +113,15 @@ private:
     CpAsyncGroups cp_groups_;
     AsyncWriteRegistry async_writes_;
     BulkStoreRegistry bulk_stores_;
+    SharedAccessHistory shared_accesses_;
     std::vector<WgmmaState> wgmma_;          // one per warpgroup (4 warps)
     std::set<std::string> waited_barriers_;  // declared names some op waits on (A9)
     std::set<std::string> used_maps_;        // tensor maps whose descriptor this CTA fetched
     std::set<std::tuple<int, std::vector<int64_t>, std::string>> reported_;
     CtaSync sync_;
     sc_core::sc_event sync_changed_;
+    NamedBarriers named_;
+    sc_core::sc_event named_changed_;
     std::unique_ptr<TmaEngine> engine_;
     std::unique_ptr<CpAsyncUnit> cp_unit_;
     std::vector<std::unique_ptr<WarpProcess>> warps_;

@@ -48,9 +48,49 @@ void SharedRaceCheck::access(const EventSite& site, int thread, int64_t offset, 
 
 void SharedRaceCheck::generic(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write) {
     access(site, thread, offset, bytes, is_write);
+    other_threads(site, thread, offset, bytes, is_write);
     if (Cluster* cluster = cluster_of(cta_))
         cluster->generic_access(cta_, op_, site, thread, cluster->rank_of(cta_), buffer_, base_, offset, bytes,
                                 is_write);
+}
+
+void SharedRaceCheck::cp_async_overwrite(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    const auto race = cta_.async_writes().check(thread, offset, offset + bytes - 1, cta_.tracker(), cta_.observations());
+    if (!race || race->write.kind != AsyncWrite::Kind::cp_async) return;
+    const AsyncWrite& w = race->write;
+    const int64_t first = std::max(w.first, offset), last = std::min(w.last, offset + bytes - 1);
+    const std::string rule = "race.cp_async_waw";
+    const std::string what = fmt::format(
+        "{}: thread {} copies into {}, which {} (thread {}) still writes: no cp.async wait the thread is ordered "
+        "after covers that copy{}", op_title(op_), thread, bytes_text(first, last), op_name(w.op), w.issuer,
+        w.landed ? " (its bytes have landed, unobserved)" : "");
+    cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
+                     {{"buffer", buffer_}, {"thread", std::to_string(thread)}, {"other_op", std::to_string(w.op)},
+                      {"other_thread", std::to_string(w.issuer)}, {"first_byte", std::to_string(first - base_)},
+                      {"last_byte", std::to_string(last - base_)}});
+}
+
+void SharedRaceCheck::async_write_issue(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    other_threads(site, thread, offset, bytes, true, false);
+}
+
+void SharedRaceCheck::other_threads(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write,
+                                    bool record) {
+    if (warp_.warp != thread / 32) warp_ = SharedAccessHistory::view(cta_.tracker(), thread / 32);
+    const auto race = cta_.shared_accesses().access(warp_, thread, offset, bytes, is_write, op_.id, record);
+    if (!race) return;
+    const std::string rule = SharedAccessHistory::rule_of(race->hazard);
+    const bool earlier_wrote = race->hazard != SharedHazard::war;
+    const std::string what = fmt::format(
+        "{}: thread {} {} {}, which {} (thread {}) {} before, and no barrier.sync, named barrier, mbarrier phase "
+        "or cluster barrier orders the two accesses ({})",
+        op_title(op_), thread, !record ? "issues an async write of" : is_write ? "writes" : "reads", bytes_text(race->first, race->last),
+        op_name(race->op), race->thread, earlier_wrote ? "wrote" : "read", hazard_text(race->hazard));
+    cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
+                     {{"buffer", buffer_}, {"thread", std::to_string(thread)},
+                      {"other_thread", std::to_string(race->thread)}, {"other_op", std::to_string(race->op)},
+                      {"first_byte", std::to_string(race->first - base_)},
+                      {"last_byte", std::to_string(race->last - base_)}});
 }
 
 void SharedRaceCheck::pending_reads(const EventSite& site, int thread, int64_t offset, int64_t bytes) {

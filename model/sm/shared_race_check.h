@@ -6,11 +6,13 @@
 // wait_group.read (C19), wgmma operands not yet retired by a wgmma.wait_group (C17).
 // The same pending reads are checked for an async copy's write at its issue. Each broken
 // rule is reported once per op instance (CtaModule::hazard_once), naming the op, the
-// buffer bytes and the async op it races with.
+// buffer bytes and the async op it races with. generic() also compares the access with
+// the other warps' generic accesses of the same bytes (SharedAccessHistory, C22).
 #include <cstdint>
 #include <string>
 
 #include "model/core/event_log.h"
+#include "model/state/shared_access_history.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
@@ -30,8 +32,18 @@ public:
     // A write of [offset, offset + bytes) by `thread` (a generic store, or an async copy it
     // issues) against the async-proxy reads still in flight there.
     void pending_reads(const EventSite& site, int thread, int64_t offset, int64_t bytes);
+    // A cp.async of `thread` into [offset, offset + bytes) against earlier cp.async copies
+    // still writing there, unobserved by the thread (write after write, C20).
+    // An async copy's write into [offset, offset + bytes), issued by `thread`, against the
+    // other warps' generic accesses not ordered before the issue (C22: a TMA load refilling
+    // a stage its consumers still read).
+    void async_write_issue(const EventSite& site, int thread, int64_t offset, int64_t bytes);
+    void cp_async_overwrite(const EventSite& site, int thread, int64_t offset, int64_t bytes);
 
 private:
+    // Against the other threads' generic accesses of these bytes (SharedAccessHistory, C22).
+    void other_threads(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write,
+                       bool record = true);
     std::string bytes_text(int64_t first, int64_t last) const;
     std::string op_name(int id) const;
 
@@ -39,6 +51,7 @@ private:
     const Op& op_;
     std::string buffer_;
     int64_t base_;
+    SharedAccessHistory::WarpView warp_;  // taken at the op's first access (C22)
 };
 
 }  // namespace tmasim::model

@@ -155,6 +155,39 @@ void WarpProcess::op_sync(const Op& op) {
     emit(op, ev, EventKind::wait_end);
 }
 
+// bar.sync / bar.arrive id, count: the warp adds 32 arrivals; bar.sync then waits for the
+// phase to complete (a count never reached hangs: sync.deadlock).
+void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) {
+    const std::vector<int> ev = event_lanes(op, lanes);
+    const bool waits = op.kind == OpKind::bar_sync;
+    if (waits) emit(op, ev, EventKind::wait_begin);
+    Expr::IntEnv we = env_;  // id and count are the warp's: evaluated at its first executing lane
+    we["warp"] = warp_;
+    we["lane"] = lanes.front();
+    we["tid"] = thread(lanes.front());
+    const int id = static_cast<int>(op.barrier_id.eval_int(we));
+    const int64_t count = op.count.eval_int(we);
+    std::vector<int> threads;
+    for (int l : lanes) threads.push_back(thread(l));
+    int64_t expected = 0;
+    const auto arrival = cta_.named_barriers().arrive(cta_.tracker(), id, count, threads, waits, expected);
+    if (!arrival)
+        throw std::out_of_range(fmt::format("{}: warp {} arrives on named barrier {} with count {} while its phase "
+                                            "expects {} threads (PTX 9.7.13.1: one count per phase)",
+                                            op_title(op), warp_, id, count, expected));
+    if (arrival->completed) cta_.named_barrier_event().notify(sc_core::SC_ZERO_TIME);
+    if (!waits) {
+        spend(cta_.run().timing.issue_cycles);
+        emit(op, ev, EventKind::issue);
+        return;
+    }
+    const uint64_t gen = arrival->generation;
+    block_until(cta_.named_barrier_event(), [&] { return cta_.named_barriers().passed(id, gen); },
+                BlockedAt{BlockedAt::Kind::sync, &op, iters_, id, 0});
+    spend(cta_.run().timing.sync_cycles);
+    emit(op, ev, EventKind::wait_end);
+}
+
 void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
     const std::vector<int> ev = event_lanes(op, lanes);
     emit(op, ev, EventKind::wait_begin);

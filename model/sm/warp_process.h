@@ -25,7 +25,7 @@ struct BlockedAt {
     Kind kind = Kind::none;
     const Op* op = nullptr;
     std::vector<int64_t> iters;
-    int barrier = -1;
+    int barrier = -1;  // mbarrier_wait: the CTA's barrier index; sync at a bar.sync: the named barrier id
     int64_t parity = 0;
 };
 
@@ -64,6 +64,7 @@ private:
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
     void op_sync(const Op& op);
+    void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_arrive(const Op& op, const std::vector<int>& lanes);

@@ -63,6 +63,12 @@ void ProxyTracker::cta_sync(const std::vector<int>& threads) {
     }
 }
 
+VectorClock ProxyTracker::known_by(const std::vector<int>& threads) const {
+    VectorClock all = empty_clock();
+    for (int t : threads) join(all, known_.at(t));
+    return all;
+}
+
 void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
     tick(thread);
     if (accumulated.size() != clock_.size()) accumulated = empty_clock();

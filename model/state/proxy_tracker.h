@@ -72,6 +72,9 @@ public:
     // Async-proxy read of [offset, offset+bytes) issued by `issuer` now.
     std::optional<ProxyViolation> check_async_read(int issuer, int64_t offset, int64_t bytes) const;
 
+    // The join of what `threads` know (a converged warp's knowledge, semantics.md C22).
+    VectorClock known_by(const std::vector<int>& threads) const;
+
     int num_threads() const { return threads_; }
     VectorClock empty_clock() const { return VectorClock(clock_.size(), 0); }
 

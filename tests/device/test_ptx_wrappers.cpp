@@ -35,6 +35,8 @@ extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapP
     }
     barrier_sync_aligned_0();
     acc += barrier_red_popc_aligned_0(1u);
+    barrier_arrive(1u, 64u);
+    barrier_sync(1u, 64u);
     if (is_leader && threadIdx.x < 32) {
         acc += mbarrier_arrive_expect_tx_shared_cta_b64(b, 1024);
         mbarrier_expect_tx_relaxed_cta_shared_cta_b64(b, 16);

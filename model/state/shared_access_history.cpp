@@ -1,0 +1,101 @@
+#include "model/state/shared_access_history.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tmasim::model {
+
+const char* hazard_text(SharedHazard h) {
+    switch (h) {
+        case SharedHazard::raw: return "read after write";
+        case SharedHazard::war: return "write after read";
+        case SharedHazard::waw: return "write after write";
+    }
+    return "";
+}
+
+const char* SharedAccessHistory::rule_of(SharedHazard h) {
+    switch (h) {
+        case SharedHazard::raw: return "race.shared_raw";
+        case SharedHazard::war: return "race.shared_war";
+        case SharedHazard::waw: return "race.shared_waw";
+    }
+    return "";
+}
+
+SharedAccessHistory::WarpView SharedAccessHistory::view(const ProxyTracker& clocks, int warp) {
+    WarpView v;
+    v.warp = warp;
+    std::vector<int> lanes;
+    auto stamp = std::make_shared<LaneStamps>();
+    for (int l = 0; l < 32; ++l) {
+        const int t = warp * 32 + l;
+        // A lane the CTA does not have never releases anything.
+        (*stamp)[l] = t < clocks.num_threads() ? clocks.time_of(t) + 1 : std::numeric_limits<uint32_t>::max();
+        if (t < clocks.num_threads()) lanes.push_back(t);
+    }
+    v.knows = clocks.known_by(lanes);
+    v.stamp = std::move(stamp);
+    return v;
+}
+
+bool SharedAccessHistory::ordered(const WarpView& now, const Stamp& earlier) {
+    if (!earlier.lanes || earlier.thread / 32 == now.warp) return true;
+    const int base = earlier.thread / 32 * 32;
+    for (int l = 0; l < 32; ++l) {
+        const size_t t = static_cast<size_t>(base + l);
+        if (t < now.knows.size() && now.knows[t] >= (*earlier.lanes)[l]) return true;
+    }
+    return false;
+}
+
+std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int thread, int64_t offset,
+                                                      int64_t bytes, bool is_write, int op, bool record) {
+    std::optional<SharedRace> race;
+    const Stamp now{thread, op, warp.stamp};
+    const int64_t end = std::min<int64_t>(offset + bytes, static_cast<int64_t>(bytes_.size()));
+    for (int64_t b = std::max<int64_t>(offset, 0); b < end; ++b) {
+        ByteHistory& h = bytes_[static_cast<size_t>(b)];
+        if (!record && !h.filled && !h.write.lanes) {
+            h.filled = true;
+            continue;
+        }
+        const Stamp* other = nullptr;
+        SharedHazard kind = SharedHazard::raw;
+        if (!ordered(warp, h.write)) {
+            other = &h.write;
+            kind = is_write ? SharedHazard::waw : SharedHazard::raw;
+        } else if (is_write) {
+            for (const Stamp& r : h.reads)
+                if (!ordered(warp, r)) {
+                    other = &r;
+                    kind = SharedHazard::war;
+                    break;
+                }
+        }
+        if (other) {
+            if (!race) {
+                race = SharedRace{kind, other->thread, other->op, b, b};
+            } else if (race->hazard == kind && race->thread == other->thread && race->op == other->op &&
+                       race->last == b - 1) {
+                race->last = b;
+            }
+        }
+        if (!record) {
+            h.filled = true;
+            continue;
+        }
+        if (is_write) {
+            h.write = now;
+            h.reads.clear();
+            continue;
+        }
+        auto mine = std::find_if(h.reads.begin(), h.reads.end(),
+                                 [&](const Stamp& r) { return r.thread / 32 == thread / 32; });
+        if (mine != h.reads.end()) *mine = now;
+        else h.reads.push_back(now);
+    }
+    return race;
+}
+
+}  // namespace tmasim::model

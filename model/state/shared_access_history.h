@@ -1,0 +1,80 @@
+#pragma once
+// Generic-vs-generic races between the warps of one CTA in its own shared memory
+// (semantics.md C22): the hazard classes compute-sanitizer's racecheck reports, read after
+// write, write after read and write after write, between two accesses nothing orders.
+//
+// It keeps no clocks of its own: "ordered" is the proxy tracker's happens-before
+// (ProxyTracker), which barrier.sync, named barriers, mbarrier release/acquire and the
+// cluster barrier feed. A warp's threads run its ops in program order in the model (a
+// converged warp), so the check works per warp: an access is stamped with every lane's
+// next clock value, and a later access of another warp is ordered after it when some lane
+// of that warp knows some lane of the first at its stamp (a release by any lane of the
+// first warp after the access, reaching any lane of the second before its access). Two
+// accesses of one warp are never reported: the rule is about warps that do not wait for
+// each other, the warp-specialised producer/consumer bug.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "model/state/proxy_tracker.h"
+
+namespace tmasim::model {
+
+enum class SharedHazard { raw, war, waw };
+const char* hazard_text(SharedHazard h);
+
+// An earlier access the current one races with, and the bytes of the current access
+// (CTA offsets) that race with it.
+struct SharedRace {
+    SharedHazard hazard = SharedHazard::raw;
+    int thread = -1;  // the earlier access's thread
+    int op = -1;      // and its op id
+    int64_t first = 0;
+    int64_t last = 0;
+};
+
+class SharedAccessHistory {
+public:
+    using LaneStamps = std::array<uint32_t, 32>;
+    // What one warp knows and its lanes' stamps, taken once per op instance of the warp
+    // (no release or acquire happens inside one op, so they hold for all its lanes).
+    struct WarpView {
+        int warp = -1;
+        VectorClock knows;                         // join of the lanes' knowledge
+        std::shared_ptr<const LaneStamps> stamp;   // each lane's next clock value
+    };
+    static WarpView view(const ProxyTracker& clocks, int warp);
+
+    explicit SharedAccessHistory(int64_t smem_bytes) : bytes_(static_cast<size_t>(smem_bytes)) {}
+
+    // Checks thread `thread`'s access of [offset, offset + bytes) against the history, then
+    // records it (unless `record` is false). Returns the first race found (earliest byte), if
+    // any. An async copy's write is checked, unrecorded, at its issue: the reads and writes
+    // of other warps not ordered before the issue race with it (its landing is
+    // AsyncWriteRegistry's business). Only bytes that held data before count (a buffer
+    // reused): a read of bytes nothing wrote yet, ahead of the copy that fills them, is
+    // the read-before-wait bug C17's rules report at the read.
+    std::optional<SharedRace> access(const WarpView& warp, int thread, int64_t offset, int64_t bytes, bool is_write,
+                                     int op, bool record = true);
+
+    static const char* rule_of(SharedHazard h);
+
+private:
+    struct Stamp {
+        int thread = -1;
+        int op = -1;
+        std::shared_ptr<const LaneStamps> lanes;
+    };
+    struct ByteHistory {
+        Stamp write;
+        std::vector<Stamp> reads;  // since `write`, at most one per warp (its latest)
+        bool filled = false;       // an async copy was issued into the byte
+    };
+    static bool ordered(const WarpView& now, const Stamp& earlier);
+
+    std::vector<ByteHistory> bytes_;
+};
+
+}  // namespace tmasim::model

@@ -1,0 +1,115 @@
+// SharedAccessHistory (semantics.md C22) on its own, with the proxy tracker's clocks: the
+// three hazard classes between warps, the orderings that remove them (a CTA barrier, an
+// mbarrier-style release/acquire by one lane of each warp), and no report inside one warp.
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/state/proxy_tracker.h"
+#include "model/state/shared_access_history.h"
+
+using namespace tmasim::model;
+
+namespace {
+
+struct Cta {
+    ProxyTracker clocks{64, 256};
+    SharedAccessHistory history{256};
+
+    std::optional<SharedRace> read(int thread, int64_t offset, int64_t bytes, int op) {
+        return history.access(SharedAccessHistory::view(clocks, thread / 32), thread, offset, bytes, false, op);
+    }
+    std::optional<SharedRace> write(int thread, int64_t offset, int64_t bytes, int op) {
+        auto r = history.access(SharedAccessHistory::view(clocks, thread / 32), thread, offset, bytes, true, op);
+        clocks.generic_write(thread, offset, bytes, op);
+        return r;
+    }
+    void sync_all() {
+        std::vector<int> all;
+        for (int t = 0; t < 64; ++t) all.push_back(t);
+        clocks.cta_sync(all);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("shared history: a read of another warp's unordered write is RAW, naming both", "[model][race]") {
+    Cta c;
+    REQUIRE_FALSE(c.write(0, 8, 4, 7));
+    const auto r = c.read(33, 6, 8, 9);  // bytes 6..13 overlap the write on 8..11
+    REQUIRE(r);
+    CHECK(r->hazard == SharedHazard::raw);
+    CHECK(r->thread == 0);
+    CHECK(r->op == 7);
+    CHECK(r->first == 8);
+    CHECK(r->last == 11);
+    CHECK(std::string(SharedAccessHistory::rule_of(r->hazard)) == "race.shared_raw");
+}
+
+TEST_CASE("shared history: WAR and WAW between warps, none after a CTA barrier", "[model][race]") {
+    Cta c;
+    REQUIRE_FALSE(c.read(40, 0, 4, 1));
+    const auto war = c.write(3, 0, 4, 2);
+    REQUIRE(war);
+    CHECK(war->hazard == SharedHazard::war);
+    CHECK(war->thread == 40);
+    const auto waw = c.write(63, 2, 1, 3);
+    REQUIRE(waw);
+    CHECK(waw->hazard == SharedHazard::waw);
+    CHECK(waw->first == 2);
+    CHECK(waw->last == 2);
+    c.sync_all();
+    CHECK_FALSE(c.write(5, 0, 4, 4));
+    CHECK_FALSE(c.read(7, 0, 4, 5));  // the same warp
+    c.sync_all();
+    CHECK_FALSE(c.read(50, 0, 4, 6));
+}
+
+TEST_CASE("shared history: lanes of one warp are not compared", "[model][race]") {
+    Cta c;
+    REQUIRE_FALSE(c.write(1, 16, 4, 1));
+    CHECK_FALSE(c.read(30, 16, 4, 2));
+    CHECK_FALSE(c.write(31, 16, 4, 3));
+}
+
+TEST_CASE("shared history: one lane's release and another warp's lane's acquire order the warps", "[model][race]") {
+    Cta c;
+    REQUIRE_FALSE(c.write(5, 0, 4, 1));  // lane 5 of warp 0 writes
+    VectorClock phase;
+    c.clocks.release_into(0, phase);      // lane 0 of warp 0 arrives afterwards
+    const auto before = c.read(40, 0, 4, 2);
+    CHECK(before);                        // warp 1 has not acquired yet
+    c.clocks.acquire(32, phase);          // lane 0 of warp 1 waits
+    CHECK_FALSE(c.read(45, 0, 4, 3));     // another lane of warp 1 reads: ordered
+    // A release before the write orders nothing.
+    Cta d;
+    VectorClock early;
+    d.clocks.release_into(0, early);
+    REQUIRE_FALSE(d.write(0, 0, 4, 1));
+    d.clocks.acquire(32, early);
+    const auto r = d.read(32, 0, 4, 2);
+    REQUIRE(r);
+    CHECK(r->hazard == SharedHazard::raw);
+}
+
+TEST_CASE("shared history: an unrecorded async write is checked on reused bytes only", "[model][race]") {
+    Cta c;
+    // Bytes nothing wrote yet: a read ahead of the copy that fills them is C17's report.
+    REQUIRE_FALSE(c.read(40, 64, 16, 1));
+    CHECK_FALSE(c.history.access(SharedAccessHistory::view(c.clocks, 0), 0, 64, 16, true, 2, false));
+    // Reused bytes: warp 1 wrote them, a barrier, warp 1 reads them again; warp 0's copy
+    // issued without an ordering after that read is write after read.
+    REQUIRE_FALSE(c.write(40, 0, 16, 3));
+    c.sync_all();
+    REQUIRE_FALSE(c.read(41, 0, 16, 4));
+    const auto r = c.history.access(SharedAccessHistory::view(c.clocks, 0), 0, 0, 16, true, 5, false);
+    REQUIRE(r);
+    CHECK(r->hazard == SharedHazard::war);
+    CHECK(r->op == 4);
+    CHECK(r->first == 0);
+    CHECK(r->last == 15);
+    // Unrecorded: warp 1 writing again finds its own write last, not warp 0's copy.
+    CHECK_FALSE(c.write(42, 0, 16, 6));
+}
