@@ -165,7 +165,7 @@ private:
             for (const Expr& r : op.rows) check_vars(r, scope, key(op, "rows"));
             check_vars(op.col, scope, key(op, "col"));
             if (op.kind == OpKind::compute) check_vars(op.fn, {"x", "idx"}, key(op, "fn"));
-            check_integer_elements(op);
+            check_integer_elements(sc_, op);
             if (op.kind == OpKind::loop) {
                 if (std::find(scope.begin(), scope.end(), op.var) != scope.end())
                     throw ScenarioError(op.loc, key(op, "var"), "'" + op.var + "' is already a variable here");
@@ -261,20 +261,6 @@ private:
         if (r.empty() || r.index.empty()) return;
         int64_t n = barrier ? sc_.find_barrier(r.name)->array : sc_.find_shared(r.name)->array;
         in_range(r.index, env, 0, n - 1, op, k);
-    }
-
-    // An integer buffer's element expression is evaluated in integers: "x + 0.5" would
-    // silently be "x + 0" on both backends.
-    void check_integer_elements(const Op& op) const {
-        const bool writes_elements = op.kind == OpKind::compute || op.kind == OpKind::shared_store ||
-                                     op.kind == OpKind::st_async;
-        if (!writes_elements || op.buffer.empty()) return;
-        const SharedBuffer* b = sc_.find_shared(op.buffer.name);
-        const Expr& e = op.kind == OpKind::compute ? op.fn : op.value;
-        if (b && !dtype_is_float(b->type) && e.has_float_literal())
-            throw ScenarioError(e.loc(), key(op, op.kind == OpKind::compute ? "fn" : "value"),
-                                "\"" + e.text() + "\" has a non-integer literal but " + b->name + " holds " +
-                                    to_string(b->type) + "; allowed: integer literals for integer buffers");
     }
 
     // barrier.sync/arrive id, count: ids 1..15 (0 is the CTA-wide barrier of `sync`), a count

@@ -38,6 +38,9 @@ inline void check_expr_vars(const Expr& e, const std::vector<std::string>& scope
 void check_cluster_op(const Scenario& sc, const Op& op);
 void check_tensormap_op(const Scenario& sc, const Op& op);
 void check_wgmma_op(const Scenario& sc, const Op& op);
+// An integer buffer's element expression (compute's fn, a store's value) has no float
+// literal (validator_elements.cpp).
+void check_integer_elements(const Scenario& sc, const Op& op);
 // shared.snapshot (snapshot.cpp): `by` selects exactly one thread; after the dynamic
 // checks, the snapshots of all CTAs and iterations fit kMaxSnapshotBytes.
 void check_snapshot_op(const Scenario& sc, const Op& op);
