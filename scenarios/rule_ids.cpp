@@ -47,6 +47,10 @@ const std::vector<RuleId>& known_rule_ids() {
         {"tensormap.unstaged", Outcome::hazard},
         {"tensormap.invalid_fields", Outcome::fault},
         {"tensormap.outside_allocation", Outcome::fault},
+        {"race.shared_raw", Outcome::hazard},
+        {"race.shared_war", Outcome::hazard},
+        {"race.shared_waw", Outcome::hazard},
+        {"race.cp_async_waw", Outcome::hazard},
     };
     return ids;
 }

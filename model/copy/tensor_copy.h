@@ -65,8 +65,8 @@ public:
     // Global elements (-1 = out of bounds, skipped) as merged runs of bytes [first, last].
     static std::vector<std::pair<int64_t, int64_t>> byte_ranges(const std::vector<int64_t>& elements,
                                                                 int64_t elem_bytes);
-    // Writes the out-of-bounds fill of one element: zero, or the canonical quiet NaN of a
-    // float type when the map asks for NaN fill (semantics.md D26).
+    // Writes the out-of-bounds fill of one element: zero, or, when the map asks for NaN fill
+    // on a float type, the NaN an H200 writes: 0x7FF7 in every 16-bit half (semantics.md D26).
     static void fill_oob_element(uint8_t* element, DType type, OobFill fill);
 
     // 1-D bulk copy; throws std::out_of_range naming `what` when a range leaves its buffer.

@@ -104,6 +104,20 @@ TEST_CASE("tensor copy: NaN fill for float maps with oob_fill nan", "[model][ten
     CHECK(load_element_float(box.data(), DType::f32, 1) == 2.5f);  // column 3
     CHECK(std::isnan(load_element_float(box.data(), DType::f32, 2)));
     CHECK(load_element_float(box.data(), DType::f32, 0) == 0.0f);
+    // The bytes an H200 writes (traces/recorded/NVIDIA-H200/oob/nan_fill_f32.jsonl): every
+    // 16-bit half 0x7FF7, not the canonical 0x7FC00000.
+    const std::vector<uint8_t> fill(box.begin() + 8, box.begin() + 12);
+    CHECK(fill == std::vector<uint8_t>{0xF7, 0x7F, 0xF7, 0x7F});
+}
+
+TEST_CASE("tensor copy: NaN fill of f16 and bf16 is 0x7FF7 as on an H200", "[model][tensor_copy]") {
+    for (DType type : {DType::f16, DType::bf16}) {
+        std::vector<uint8_t> element(2, 0);
+        TensorCopy::fill_oob_element(element.data(), type, OobFill::nan);
+        CHECK(element == std::vector<uint8_t>{0xF7, 0x7F});
+        TensorCopy::fill_oob_element(element.data(), type, OobFill::zero);
+        CHECK(element == std::vector<uint8_t>{0x00, 0x00});
+    }
 }
 
 TEST_CASE("tensor copy: element strides load ceil(box/stride) elements", "[model][tensor_copy]") {
