@@ -1,5 +1,7 @@
 #include "device/trace_level.h"
 
+#include "scenarios/op_table.h"
+
 namespace tmasim {
 
 const char* to_string(TraceLevel level) {
@@ -18,23 +20,9 @@ std::optional<TraceLevel> parse_trace_level(const std::string& text) {
     return std::nullopt;
 }
 
-bool is_waiting_op(const Op& op) {
-    switch (op.kind) {
-    case OpKind::mbarrier_wait:
-    case OpKind::sync:
-    case OpKind::bar_sync:
-    case OpKind::bulk_wait_group:
-    case OpKind::bulk_wait_group_read:
-    case OpKind::cp_async_wait_group:
-    case OpKind::cp_async_wait_all:
-    case OpKind::wgmma_wait_group:
-    case OpKind::cluster_wait:
-    case OpKind::cluster_sync:
-        return true;
-    default:
-        return false;
-    }
-}
+// The op table's wait flag: the ops that may block the warp (mbarrier.wait, the syncs and
+// barriers, every wait_group).
+bool is_waiting_op(const Op& op) { return op_has(op.kind, kWait); }
 
 bool op_traced(const Op& op, TraceLevel level) {
     if (op.kind == OpKind::loop) return false;

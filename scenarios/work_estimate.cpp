@@ -69,32 +69,24 @@ private:
 
     // Bytes the op moves or computes on, as the validator has bounded them.
     int64_t bytes(const Op& op, const Expr::IntEnv& env) const {
-        switch (op.kind) {
-        case OpKind::compute: {
+        if (op.kind == OpKind::compute) {
             const SharedBuffer* b = sc_.find_shared(op.buffer.name);
             if (!b) return 0;
             const int64_t count = op.range_count.empty() ? b->num_elements() : op.range_count.eval_int(env);
             return count * dtype_size(b->type);
         }
-        case OpKind::tma_load:
-        case OpKind::tma_store:
-        case OpKind::tma_reduce:
-        case OpKind::tma_prefetch: return box_bytes(op.map);
-        case OpKind::tma_gather4:
-        case OpKind::tma_scatter4: return 4 * box_bytes(op.map);
-        case OpKind::bulk_load:
-        case OpKind::bulk_store:
-        case OpKind::bulk_reduce:
-        case OpKind::bulk_prefetch: return op.bytes.eval_int(env);
-        case OpKind::shared_snapshot: return buffer_bytes(op.buffer);
-        case OpKind::wgmma_mma_async:
-        case OpKind::wgmma_acc_fill:
-        case OpKind::wgmma_acc_store: {
+        if (op.kind == OpKind::shared_snapshot) return buffer_bytes(op.buffer);
+        if (op_family(op.kind) == OpFamily::async_copy) {
+            // A tensor op moves its map's box (four rows of it for gather4/scatter4); a 1-D
+            // bulk op its `bytes`.
+            if (op.map.empty()) return op.bytes.eval_int(env);
+            return (op.rows.empty() ? 1 : 4) * box_bytes(op.map);
+        }
+        if (op_family(op.kind) == OpFamily::wgmma && !op.acc.empty()) {
             const AccumulatorDecl* acc = sc_.find_accumulator(op.acc);
             return acc ? int64_t{64} * acc->n * 4 * (op.kind == OpKind::wgmma_mma_async ? 16 : 1) : 0;
         }
-        default: return 0;
-        }
+        return 0;
     }
 
     const Scenario& sc_;
