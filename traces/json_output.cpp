@@ -1,5 +1,7 @@
 #include "traces/json_output.h"
 
+#include "traces/provenance_fields.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -103,19 +105,7 @@ OrderedJson memory_diff_json(const MemoryDiff& m) {
 
 OrderedJson provenance_json(const Provenance& p) {
     OrderedJson j;
-    j["backend"] = p.backend;
-    j["tool_version"] = p.tool_version;
-    j["scenario"] = p.scenario;
-    j["scenario_file"] = p.scenario_file;
-    j["scenario_hash"] = p.scenario_hash;
-    j["gpu"] = p.gpu;
-    j["sm_clock_mhz"] = p.sm_clock_mhz;
-    j["driver"] = p.driver;
-    j["cuda"] = p.cuda;
-    j["model_config"] = p.model_config;
-    j["model_config_hash"] = p.model_config_hash;
-    j["seed"] = p.seed;
-    j["extra"] = string_map(p.extra);
+    put_provenance_fields(j, p);
     return j;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/values.h"
+#include "traces/provenance_fields.h"
 
 namespace tmasim {
 namespace {
@@ -38,19 +39,7 @@ Json header_json(const Provenance& p) {
     j["type"] = "header";
     j["format"] = kTraceFormat;
     j["version"] = kTraceVersion;
-    j["backend"] = p.backend;
-    j["tool_version"] = p.tool_version;
-    j["scenario"] = p.scenario;
-    j["scenario_file"] = p.scenario_file;
-    j["scenario_hash"] = p.scenario_hash;
-    j["gpu"] = p.gpu;
-    j["sm_clock_mhz"] = p.sm_clock_mhz;
-    j["driver"] = p.driver;
-    j["cuda"] = p.cuda;
-    j["model_config"] = p.model_config;
-    j["model_config_hash"] = p.model_config_hash;
-    j["seed"] = p.seed;
-    j["extra"] = string_map(p.extra);
+    put_provenance_fields(j, p);
     return j;
 }
 
