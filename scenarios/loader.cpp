@@ -4,15 +4,14 @@
 
 #include <fstream>
 #include <map>
-#include <sstream>
 
-#include <yaml-cpp/depthguard.h>
 
 #include "scenarios/op_loader.h"
 #include "scenarios/rule_ids.h"
 #include "scenarios/validator.h"
 #include "scenarios/values.h"
 #include "scenarios/yaml_access.h"
+#include "scenarios/yaml_document.h"
 
 namespace tmasim {
 namespace {
@@ -276,22 +275,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path) {
         throw ScenarioError(SourceLoc{path, 1, 1}, "file", "the scenario is " + std::to_string(text.size()) +
                                                                 " bytes; allowed: at most " +
                                                                 std::to_string(kMaxScenarioBytes));
-    std::vector<YAML::Node> docs;
-    try {
-        docs = YAML::LoadAll(text);
-    } catch (const YAML::DeepRecursion& e) {
-        SourceLoc loc{path, e.mark.line + 1, e.mark.column + 1};
-        throw ScenarioError(loc, "yaml", "nested deeper than " + std::to_string(e.depth()) +
-                                             " levels; allowed: at most that (yaml-cpp's parser limit)");
-    } catch (const YAML::Exception& e) {
-        SourceLoc loc{path, e.mark.line + 1, e.mark.column + 1};
-        throw ScenarioError(loc, "yaml", e.msg);
-    }
-    // A second document would be dropped without a word by a one-document reader.
-    if (docs.size() > 1)
-        throw ScenarioError(loc_of(docs[1], path), "yaml",
-                            "a second YAML document (after ---); allowed: one scenario per file");
-    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+    YAML::Node root = load_single_yaml_document(text, path);
     if (!root.IsDefined() || root.IsNull())
         throw ScenarioError(SourceLoc{path, 1, 1}, "scenario", "the file is empty");
     Scenario sc;
