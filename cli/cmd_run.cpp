@@ -32,7 +32,7 @@ struct RunArgs {
     double watchdog = 1.0;
     int64_t max_work = ModelOptions::kDefaultMaxWork;
     std::string cache_dir;
-    std::string trace = "all";  // device: which ops the kernel times
+    std::string trace;  // which ops are timed: device default all, model default none
     bool quiet = false;
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
@@ -56,7 +56,6 @@ void reject_foreign_options(const RunArgs& a) {
     } else {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
-        reject(a.trace_opt, "--trace", "device");
     }
 }
 
@@ -68,6 +67,12 @@ void print_kernel_time(const Provenance& p) {
     };
     std::cout << "kernel:      " << get("kernel_time_ns") << " ns (CUDA events), " << get("kernel_span_ns")
               << " ns first warp entry to last warp exit; trace level " << get("trace_level") << '\n';
+}
+
+// The device times every op unless told otherwise; the model predicts the untraced kernel.
+TraceLevel trace_level_of(const RunArgs& a) {
+    if (a.trace.empty()) return a.backend == "device" ? TraceLevel::all : TraceLevel::none;
+    return *parse_trace_level(a.trace);
 }
 
 bool is_batch(const RunArgs& a) {
@@ -82,9 +87,10 @@ int run_many(const RunArgs& a) {
     o.model.arch = a.arch;
     o.model.seed = a.seed;
     o.model.max_work = a.max_work;
+    o.model.trace = trace_level_of(a);
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
-    o.device.trace = *parse_trace_level(a.trace);
+    o.device.trace = trace_level_of(a);
     o.quiet = a.quiet;
     o.json = a.json;
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
@@ -97,7 +103,8 @@ int run_many(const RunArgs& a) {
 int run_with_ncu(const RunArgs& a) {
     if (a.backend != "device") throw std::invalid_argument("--ncu applies to --backend device only");
     std::vector<std::string> inner = {"run", a.file, "--backend", "device", "--no-isolation",
-                                      "--watchdog", std::to_string(a.watchdog), "--trace", a.trace};
+                                      "--watchdog", std::to_string(a.watchdog), "--trace",
+                                      to_string(trace_level_of(a))};
     if (!a.output.empty()) inner.insert(inner.end(), {"--output", a.output});
     if (!a.cache_dir.empty()) inner.insert(inner.end(), {"--cache-dir", a.cache_dir});
     if (a.quiet) inner.push_back("--quiet");
@@ -123,13 +130,14 @@ int run(RunArgs& a) {
         DeviceOptions opt;
         opt.watchdog_seconds = a.watchdog;
         opt.cache_dir = a.cache_dir;
-        opt.trace = *parse_trace_level(a.trace);
+        opt.trace = trace_level_of(a);
         result = a.no_isolation ? run_device(scenario, opt) : run_device_isolated(scenario, opt);
     } else {
         ModelOptions opt;
         opt.arch = a.arch;
         opt.seed = a.seed;
         opt.max_work = a.max_work;
+        opt.trace = trace_level_of(a);
         result = run_model(scenario, opt);
     }
 
@@ -194,11 +202,12 @@ void add_run_command(CLI::App& app, Action& action) {
                           ->capture_default_str();
     a->cache_opt = sub->add_option("--cache-dir", a->cache_dir, "Device: where compiled kernels are cached");
     a->trace_opt = sub->add_option("--trace", a->trace,
-                                   "Device: which ops the kernel times: all (every op, %clock64 before and after), "
-                                   "waits (only the ops that wait), none (no per-op code: the kernel as written by "
-                                   "hand; the trace has its time and each CTA's entry and exit)")
-                       ->check(CLI::IsMember({"all", "waits", "none"}))
-                       ->capture_default_str();
+                                   "Which ops are timed. Device (default all): all (every op, %clock64 before and "
+                                   "after), waits (only the ops that wait), none (no per-op code: the kernel as "
+                                   "written by hand; the trace has its time and each CTA's entry and exit). Model "
+                                   "(default none): predict the kernel the device would run at that level; none "
+                                   "predicts it untraced, all is what to compare with a traced device run")
+                       ->check(CLI::IsMember({"all", "waits", "none"}));
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
     sub->add_flag("--json", a->json,
                   "Print one JSON document on stdout instead of text (traces/FORMAT.md, JSON output); "

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "device/trace_level.h"
+#include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::device {

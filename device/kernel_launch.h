@@ -7,7 +7,7 @@
 
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
-#include "device/trace_level.h"
+#include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 

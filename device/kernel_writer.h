@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "device/snapshot_plan.h"
-#include "device/trace_level.h"
+#include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
 

@@ -4,7 +4,7 @@
 // process so that a fault cannot take the batch down.
 #include <string>
 
-#include "device/trace_level.h"
+#include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 

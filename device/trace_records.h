@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "device/kernel_abi.h"
-#include "device/trace_level.h"
+#include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 

@@ -1,7 +1,9 @@
 #include "traces/diff_checks.h"
 
 #include <algorithm>
+#include <exception>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -73,6 +75,41 @@ void check_arch(const Provenance& a, const Provenance& b, DiffReport& report) {
         "the model ran with arch config {} but the {} trace comes from an {} (config {}); timing compares "
         "two different GPUs: rerun the model with --arch {}",
         used, model == &a ? "B" : "A", device->gpu, wanted, wanted);
+}
+
+namespace {
+
+int64_t extra_int(const Provenance& p, const char* key) {
+    const auto it = p.extra.find(key);
+    if (it == p.extra.end()) return -1;
+    try {
+        return std::stoll(it->second);
+    } catch (const std::exception&) {
+        return -1;  // a header value that is not a number: no kernel time to compare
+    }
+}
+
+std::string extra_text(const Provenance& p, const char* key, const char* absent) {
+    const auto it = p.extra.find(key);
+    return it == p.extra.end() ? absent : it->second;
+}
+
+}  // namespace
+
+void check_kernel_spans(const Provenance& a, const Provenance& b, DiffReport& report) {
+    report.kernel_span_ns_a = extra_int(a, "kernel_span_ns");
+    report.kernel_span_ns_b = extra_int(b, "kernel_span_ns");
+    const Provenance* model = is_model(a) ? &a : is_model(b) ? &b : nullptr;
+    const Provenance* device = model == &a ? &b : &a;
+    if (!model || is_model(*device)) return;
+    // Traces from before trace levels: the device timed every op, the model predicted that.
+    const std::string predicted = extra_text(*model, "trace_level", "all");
+    const std::string ran = extra_text(*device, "trace_level", "all");
+    if (predicted == ran) return;
+    report.trace_level_warning = fmt::format(
+        "the model predicted the kernel at trace level {} but the {} trace was timed at level {}; op times "
+        "compare two different kernels: rerun the model with --trace {}",
+        predicted, model == &a ? "B" : "A", ran, ran);
 }
 
 }  // namespace tmasim

@@ -14,4 +14,8 @@ void classify_races(const RunResult& a, const RunResult& b, const OpNames& names
 // does not describe.
 void check_arch(const Provenance& a, const Provenance& b, DiffReport& report);
 
+// Fills report.kernel_span_ns_a/_b from the headers, and report.trace_level_warning when the
+// model predicted a kernel traced at another level than the device run it is compared with.
+void check_kernel_spans(const Provenance& a, const Provenance& b, DiffReport& report);
+
 }  // namespace tmasim

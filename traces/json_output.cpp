@@ -151,6 +151,7 @@ OrderedJson diff_json(const DiffReport& r) {
     j["b"] = provenance_json(r.b);
     OrderedJson warnings = OrderedJson::array();
     if (!r.arch_warning.empty()) warnings.push_back(r.arch_warning);
+    if (!r.trace_level_warning.empty()) warnings.push_back(r.trace_level_warning);
     if (!r.a.scenario_hash.empty() && !r.b.scenario_hash.empty() && r.a.scenario_hash != r.b.scenario_hash)
         warnings.push_back("the traces come from different scenario files (hash " + r.a.scenario_hash + " vs " +
                            r.b.scenario_hash + ")");
@@ -172,6 +173,8 @@ OrderedJson diff_json(const DiffReport& r) {
     timing["aligned_first_op"] = r.aligned_first_op;
     timing["first_op_a"] = r.first_op_a;
     timing["first_op_b"] = r.first_op_b;
+    timing["kernel_span_ns"] = {{"a", r.kernel_span_ns_a}, {"b", r.kernel_span_ns_b},
+                                {"rel_err", r.kernel_span_rel_err()}};
     timing["events"] = summary_json(r.events);
     timing["durations"] = summary_json(r.durations);
     timing["over_tolerance"] = r.timing_over_tolerance();

@@ -185,6 +185,7 @@ DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions
     r.memory = compare_memory(a, b, options);
     classify_races(a, b, options.op_names, r);
     check_arch(a.provenance, b.provenance, r);
+    check_kernel_spans(a.provenance, b.provenance, r);
 
     Side sa = index_side(a, r.model_only_skipped);
     Side sb = index_side(b, r.model_only_skipped);

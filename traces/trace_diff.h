@@ -86,6 +86,12 @@ struct DiffReport {
     // Non-empty when the model's arch config is not the other run's GPU ("h100-sxm" model
     // against an NVIDIA H200): the timing then compares two different GPUs.
     std::string arch_warning;
+    // Non-empty when the two runs time different kernels: a model prediction of the untraced
+    // kernel against a traced device run, say (trace_level in each header).
+    std::string trace_level_warning;
+    // First warp entry to last warp exit, ns (header kernel_span_ns; -1: not recorded): the
+    // one time an untraced device run and the model's default prediction share.
+    int64_t kernel_span_ns_a = -1, kernel_span_ns_b = -1;
 
     bool outcome_match() const { return outcome_a == outcome_b; }
     // The outcomes match, or the only difference is a race the hardware did not show.
@@ -93,6 +99,12 @@ struct DiffReport {
     bool memory_match() const;
     bool functional_match() const { return outcome_agrees() && memory_match(); }
     // Timing rows over the tolerance: event times plus durations, as the table stars them.
+    // |A - B| / B of the kernel spans; -1 when either is not recorded.
+    double kernel_span_rel_err() const {
+        if (kernel_span_ns_a < 0 || kernel_span_ns_b <= 0) return -1;
+        const double d = static_cast<double>(kernel_span_ns_a - kernel_span_ns_b);
+        return (d < 0 ? -d : d) / static_cast<double>(kernel_span_ns_b);
+    }
     size_t timing_over_tolerance() const { return events.over_tolerance + durations.over_tolerance; }
 };
 

@@ -110,6 +110,10 @@ void print_timing(const DiffReport& r, std::ostream& out) {
     for (const TimingRow& row : r.worst) starred += row.rel_err > r.tolerance ? 1 : 0;
     out << fmt::format("TIMING: B is the reference; * marks a relative error over the tolerance {}\n",
                        pct(r.tolerance));
+    if (r.kernel_span_ns_a >= 0 && r.kernel_span_ns_b >= 0)
+        out << fmt::format("kernel: A {} ns, B {} ns from the first warp's entry to the last warp's exit, rel err {}\n",
+                           r.kernel_span_ns_a, r.kernel_span_ns_b,
+                           pct(r.kernel_span_rel_err()));
     // The summary counts every paired row; the table below lists only the worst, so both
     // numbers are given and they add up.
     out << fmt::format("timing: {} paired events, median rel err {}, p90 {}, max {}, {} over tolerance\n",
@@ -153,6 +157,7 @@ void print_diff(const DiffReport& r, std::ostream& out) {
         out << "NOTE: the traces come from different scenario files (hash " << r.a.scenario_hash << " vs "
             << r.b.scenario_hash << ")\n";
     if (!r.arch_warning.empty()) out << "WARNING: " << r.arch_warning << '\n';
+    if (!r.trace_level_warning.empty()) out << "WARNING: " << r.trace_level_warning << '\n';
     if (r.outcome_match()) {
         out << "OUTCOME: match (" << to_string(r.outcome_a) << ")\n";
     } else if (r.outcome_agrees()) {

@@ -1,5 +1,6 @@
 #include "model/run/run_model.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -73,10 +74,12 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     check_work_limit(scenario, options.max_work, "tmasim run --max-work");
     quiet_systemc_reports();
     RunResult result;
+    int64_t span_cycles = -1;
     {
         FreshSimContext context;
-        model::Simulation sim(scenario, arch);
+        model::Simulation sim(scenario, arch, options.trace);
         result = sim.run();
+        span_cycles = sim.kernel_span_cycles();
     }
     result.provenance = provenance_for(scenario, "model");
     Provenance& p = result.provenance;
@@ -86,6 +89,12 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     p.model_config_hash = arch.hash();
     p.seed = options.seed;
     p.extra["model_gpu"] = arch.gpu();
+    p.extra["trace_level"] = to_string(options.trace);  // which kernel it predicts: the device's key
+    if (span_cycles >= 0) {  // the device's key too: first warp entry to last warp exit
+        p.extra["kernel_span_cycles"] = std::to_string(span_cycles);
+        p.extra["kernel_span_ns"] = std::to_string(std::llround(static_cast<double>(span_cycles) * 1000.0 /
+                                                                arch.timing().sm_clock_mhz));
+    }
     return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
+#include "scenarios/trace_level.h"
 
 namespace tmasim::model {
 
@@ -20,6 +21,9 @@ struct ModelOptions {
     std::string arch;
     std::string arch_dir = default_arch_dir();
     uint64_t seed = 0;                     // recorded in the provenance; the model is deterministic
+    // Which ops pay the device executor's tracing cost: none predicts the kernel as it runs;
+    // all or waits, the kernel `tmasim run --backend device --trace` would time.
+    TraceLevel trace = TraceLevel::none;
     // Bound on the run's work (scenarios/work_estimate.h counts it before the run): a valid scenario
     // can otherwise keep the model busy for hours. 0: no bound (tmasim run --max-work 0).
     int64_t max_work = kDefaultMaxWork;

@@ -9,8 +9,8 @@
 
 namespace tmasim::model {
 
-Simulation::Simulation(const Scenario& s, const ArchConfig& arch)
-    : layout_(compute_shared_layout(s)), context_(s, arch, layout_) {
+Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace)
+    : layout_(compute_shared_layout(s)), context_(s, arch, layout_, trace) {
     context_.abort_run = [this] { abort_run(); };
     const int n = s.launch.num_ctas();
     for (int c = 0; c < n; ++c)
@@ -48,6 +48,7 @@ RunResult Simulation::run() {
     }
     RunResult r;
     r.outcome = context_.log.outcome();
+    if (r.outcome != Outcome::hang && r.outcome != Outcome::fault) span_cycles_ = context_.last_warp_exit;
     r.diagnostics = context_.log.diagnostics();
     r.events = context_.log.sorted_events();
     r.memory = context_.global.images();

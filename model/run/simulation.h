@@ -19,11 +19,14 @@ class ClusterFabric;
 
 class Simulation {
 public:
-    Simulation(const Scenario& s, const ArchConfig& arch);
+    // `trace`: predict the kernel the device executor times at that level (none: untraced).
+    Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace = TraceLevel::none);
     ~Simulation();
 
     // Outcome, events, diagnostics and memory; the caller fills the provenance.
     RunResult run();
+    // Cycles from kernel entry to the last warp's exit; -1 when the run hung or faulted.
+    int64_t kernel_span_cycles() const { return span_cycles_; }
 
 private:
     void abort_run();
@@ -31,6 +34,7 @@ private:
     SharedLayout layout_;
     RunContext context_;
     std::vector<std::unique_ptr<CtaModule>> ctas_;
+    int64_t span_cycles_ = -1;
     std::unique_ptr<ClusterFabric> fabric_;  // after ctas_: destroyed first, it points into them
 };
 

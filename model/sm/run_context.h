@@ -9,23 +9,26 @@
 #include "model/state/tensormap_state.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
+#include "scenarios/trace_level.h"
 
 namespace tmasim::model {
 
 class ClusterFabric;
 
 struct RunContext {
-    RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l)
-        : scenario(s), arch(a), timing(a.timing()), layout(l), global(s), tensormaps(s) {}
+    RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l, TraceLevel t)
+        : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), global(s), tensormaps(s) {}
 
     const Scenario& scenario;
     const ArchConfig& arch;
     const TimingParams& timing;
     const SharedLayout& layout;
+    TraceLevel trace;  // the ops that pay the executor's probe cost (none: the untraced kernel)
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
+    int64_t last_warp_exit = 0;  // cycle the last warp to finish finished: the kernel's span
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
     ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)

@@ -1,5 +1,7 @@
 #include "model/sm/warp_process.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/sm/cluster_fabric.h"
@@ -30,6 +32,7 @@ void WarpProcess::run() {
     }
     finished_ = true;
     blocked_ = {};
+    cta_.run().last_warp_exit = std::max(cta_.run().last_warp_exit, now_cycles());
     cta_.warp_exited(warp_);
 }
 
@@ -49,9 +52,10 @@ void WarpProcess::exec_ops(const std::vector<Op>& ops) {
             continue;
         }
         current_ = &op;
-        // The device executor times every op it runs with two %globaltimer reads and a
-        // trace record; the model predicts that instrumented kernel, so it pays the same.
-        if (exec(op)) spend(cta_.run().timing.trace_probe_cycles);
+        // A kernel the device executor traces pays its probe (clock reads and a record) around
+        // each op it times; predicting that kernel, the model pays the same, and nothing
+        // when it predicts the kernel as it runs (trace level none, the default).
+        if (exec(op) && op_traced(op, cta_.run().trace)) spend(cta_.run().timing.trace_probe_cycles);
     }
 }
 

@@ -1,72 +1,119 @@
 #!/usr/bin/env python3
-"""Model-vs-H200 timing error per recorded trace.
+"""The model's timing error against recorded hardware traces, per trace and overall.
 
-For every trace under traces/recorded/NVIDIA-H200/<path>.jsonl whose catalog scenario
-scenarios/catalog/<path>.yaml exists, run the model (--arch h200, or --arch ARCH) on the
-scenario, `tmasim diff` the model trace against the recorded one and collect the `timing:`
-line's median and p90 relative error. Prints one row per trace and the overall median of the
-per-trace medians and of the per-trace p90s. Stdlib only.
+For every trace traces/recorded/<gpu>/<folder>/<name>.jsonl of the chosen split
+(traces/recorded/SPLIT.yaml: `fitting` folders fitted the arch configs, `held_out` ones never
+did) whose scenario scenarios/catalog/<folder>/<name>.yaml exists: run the model on it with
+the arch config of that GPU and at the trace level the recording was made at (a traced
+recording is compared with the model's prediction of that traced kernel), `tmasim diff
+--json` the two, and keep the trace's median and p90 relative error over its paired event
+times, and the error of its kernel span (first warp entry to last warp exit).
 
-usage: traces/analysis/model_error_table.py [--tmasim build/cli/tmasim] [--align entry|first-op]
-       [--arch h200] [--json OUT.json] [--compare BEFORE.json]
-Run from the repository root.
+Overall: the median and the p90 over traces of the per-trace median error. With --check FILE
+the run fails (exit 1) when either is more than 0.5 points worse than the figures FILE
+records for this GPU and split; --write-baseline FILE records them.
+
+usage (from the repository root):
+  traces/analysis/model_error_table.py [--gpu NVIDIA-H200] [--split held_out|fitting|all]
+      [--tmasim build/cli/tmasim] [--json OUT.json] [--check F.json | --write-baseline F.json]
+Stdlib only.
 """
-import argparse, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, json, os, statistics, subprocess, sys, tempfile
+
+ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
+SLACK = 0.5  # percentage points a check allows before it calls the error worse
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--tmasim", default="build/cli/tmasim")
-ap.add_argument("--align", default="entry")
-ap.add_argument("--arch", default="h200")
-ap.add_argument("--gpu", default="NVIDIA-H200", help="the folder under traces/recorded/")
+ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH_OF_GPU))
+ap.add_argument("--split", default="all", choices=["fitting", "held_out", "all"])
 ap.add_argument("--json", help="write the per-trace figures here")
-ap.add_argument("--compare", help="a --json file from an earlier run: print before/after")
+ap.add_argument("--check", help="fail when worse than the figures this file records")
+ap.add_argument("--write-baseline", help="record the overall figures in this file")
 args = ap.parse_args()
 
-root = "traces/recorded/" + args.gpu
-line_re = re.compile(r"^timing: .*median rel err ([0-9.]+)%, p90 ([0-9.]+)%")
-rows = {}
+
+def split_folders(which):
+    """The folders SPLIT.yaml lists under `which` (flow lists, read without a YAML module)."""
+    text = open("traces/recorded/SPLIT.yaml").read()
+    lists = {}
+    for key in ("fitting", "held_out"):
+        start = text.index("\n" + key + ":") + len(key) + 2
+        body = text[text.index("[", start) + 1:text.index("]", start)]
+        lists[key] = [f.strip() for f in body.split(",") if f.strip()]
+    return lists["fitting"] + lists["held_out"] if which == "all" else lists[which]
+
+
+def header(path):
+    with open(path) as fh:
+        return json.loads(fh.readline())
+
+
+def percentile(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))]
+
+
+root = os.path.join("traces/recorded", args.gpu)
+arch = ARCH_OF_GPU[args.gpu]
 tmp = tempfile.mkdtemp()
-for dirpath, _, files in sorted(os.walk(root)):
-    for f in sorted(files):
+rows = {}
+for folder in split_folders(args.split):
+    d = os.path.join(root, folder)
+    if not os.path.isdir(d):
+        continue
+    for f in sorted(os.listdir(d)):
         if not f.endswith(".jsonl"):
             continue
-        rel = os.path.relpath(os.path.join(dirpath, f), root)[:-len(".jsonl")]
+        rel = folder + "/" + f[:-len(".jsonl")]
         scen = os.path.join("scenarios/catalog", rel + ".yaml")
         if not os.path.exists(scen):
             continue
+        recorded = os.path.join(d, f)
+        level = header(recorded).get("extra", {}).get("trace_level", "all")
         out = os.path.join(tmp, rel.replace("/", "_") + ".jsonl")
-        r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", args.arch, scen,
+        r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, scen,
                             "-o", out, "-q"], capture_output=True, text=True)
         if not os.path.exists(out):
             print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)
             continue
-        d = subprocess.run([args.tmasim, "diff", "--align", args.align, out,
-                            os.path.join(dirpath, f)], capture_output=True, text=True)
-        for line in d.stdout.splitlines():
-            m = line_re.match(line)
-            if m:
-                rows[rel] = (float(m.group(1)), float(m.group(2)))
-before = {}
-if args.compare:
-    with open(args.compare) as fh:
-        before = {k: tuple(v) for k, v in json.load(fh).items()}
-if before:
-    print(f"{'trace':48s} {'median before':>13s} {'after':>7s} {'p90 before':>10s} {'after':>7s}")
-    for k in sorted(set(rows) | set(before)):
-        b = before.get(k, (float('nan'),) * 2)
-        a = rows.get(k, (float('nan'),) * 2)
-        print(f"{k:48s} {b[0]:12.1f}% {a[0]:6.1f}% {b[1]:9.1f}% {a[1]:6.1f}%")
-else:
-    print(f"{'trace':48s} {'median':>7s} {'p90':>7s}")
-    for k in sorted(rows):
-        print(f"{k:48s} {rows[k][0]:6.1f}% {rows[k][1]:6.1f}%")
-def overall(d):
-    return (statistics.median(v[0] for v in d.values()), statistics.median(v[1] for v in d.values()))
-if before:
-    bm, bp = overall(before)
-    print(f"overall (n={len(before)}) before: median of medians {bm:.1f}%, median of p90s {bp:.1f}%")
-am, ap90 = overall(rows)
-print(f"overall (n={len(rows)}){' after' if before else ''}: median of medians {am:.1f}%, median of p90s {ap90:.1f}%")
+        dj = subprocess.run([args.tmasim, "diff", "--json", out, recorded], capture_output=True, text=True)
+        t = json.loads(dj.stdout)["timing"]
+        if t["events"]["paired"] == 0:
+            continue
+        span = t.get("kernel_span_ns", {}).get("rel_err", -1)
+        rows[rel] = {"median": 100 * t["events"]["median_rel_err"], "p90": 100 * t["events"]["p90_rel_err"],
+                     "kernel": 100 * span if span >= 0 else None, "trace_level": level}
+
+if not rows:
+    sys.exit(f"no traces of split {args.split} under {root} have a catalog scenario")
+print(f"model --arch {arch} against {root}, split {args.split}: {len(rows)} traces")
+print(f"{'trace':48s} {'median':>7s} {'p90':>7s} {'kernel':>7s}")
+for k in sorted(rows):
+    v = rows[k]
+    kernel = f"{v['kernel']:6.1f}%" if v["kernel"] is not None else "     -"
+    print(f"{k:48s} {v['median']:6.1f}% {v['p90']:6.1f}% {kernel}")
+medians = [v["median"] for v in rows.values()]
+overall = {"traces": len(rows), "median": round(statistics.median(medians), 2),
+           "p90": round(percentile(medians, 0.9), 2)}
+print(f"per-trace median relative error over {overall['traces']} traces ({args.gpu}, {args.split}): "
+      f"median {overall['median']:.1f}%, p90 {overall['p90']:.1f}%")
 if args.json:
     with open(args.json, "w") as fh:
         json.dump(rows, fh, indent=1, sort_keys=True)
+key = f"{args.gpu}/{args.split}"
+if args.write_baseline:
+    base = json.load(open(args.write_baseline)) if os.path.exists(args.write_baseline) else {}
+    base[key] = overall
+    with open(args.write_baseline, "w") as fh:
+        json.dump(base, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+if args.check:
+    base = json.load(open(args.check)).get(key)
+    if base is None:
+        sys.exit(f"{args.check} records nothing for {key}")
+    worse = [m for m in ("median", "p90") if overall[m] > base[m] + SLACK]
+    if worse:
+        print(f"WORSE than {args.check} ({key}: median {base['median']}%, p90 {base['p90']}%): {', '.join(worse)}")
+        sys.exit(1)
+    print(f"not worse than {args.check} ({key}: median {base['median']}%, p90 {base['p90']}%)")

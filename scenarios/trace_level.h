@@ -1,8 +1,10 @@
 #pragma once
-// How much of a scenario's kernel the device executor times. `all`: every op (a %clock64
-// read before and after it and a 48-byte record); `waits`: only the ops that wait (the
-// rest run bare); `none`: no per-op instrumentation, only each warp's entry and exit
-// (%clock64 and %globaltimer) and the kernel time, so the kernel runs as written by hand.
+// How much of a scenario's kernel is timed op by op. On the device: `all` brackets every op
+// with %clock64 reads and a 16-byte record, `waits` only the ops that wait (the rest run
+// bare), `none` adds no per-op code (each warp's entry and exit and the kernel time only), so
+// the kernel runs as written by hand. On the model: the ops the device would bracket pay
+// the executor's measured probe cost (arch config trace_probe_cycles), so the model predicts
+// the kernel traced at that level; `none`, its default, predicts the kernel as it runs.
 #include <optional>
 #include <string>
 

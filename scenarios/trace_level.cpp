@@ -1,4 +1,4 @@
-#include "device/trace_level.h"
+#include "scenarios/trace_level.h"
 
 #include "scenarios/op_table.h"
 
