@@ -32,6 +32,7 @@ struct TimingParams {
     double tma_latency_l2_cycles = 0;
     double tma_latency_hbm_cycles = 0;
     double tma_bytes_per_cycle = 0;          // per SM
+    double hbm_bytes_per_cycle = 0;          // the whole chip: L2 misses and write-backs share it
     double tma_complete_tx_chunk_bytes = 0;  // a load credits its barrier in pieces this big
     double smem_port_bytes_per_cycle = 0;
     double compute_base_cycles = 0;          // a compute op's fixed cost (loop set-up, first load)

@@ -198,7 +198,15 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
     }
     cta_.async_writes().prune(cta_.tracker());
     const TimingParams& tp = cta_.run().timing;
-    const int64_t latency = whole_cycles(resident ? tp.cp_async_latency_l2_cycles : tp.cp_async_latency_hbm_cycles);
+    int64_t latency = whole_cycles(resident ? tp.cp_async_latency_l2_cycles : tp.cp_async_latency_hbm_cycles);
+    if (!resident) {
+        // Misses pass the chip's shared HBM channel (DramChannel): with every SM streaming,
+        // the channel, not the latency, decides when the bytes are in.
+        int64_t bytes = 0;
+        for (const CpAsyncCopy& c : copies) bytes += static_cast<int64_t>(c.payload.size());
+        const int64_t now = now_cycles();
+        latency = std::max(latency, cta_.run().dram.pass(now, bytes) - now + latency);
+    }
     cta_.cp_unit().submit(op_, site_, std::move(copies), latency);
     return tp.cp_async_issue_cycles;
 }

@@ -207,6 +207,7 @@ bool CtaModule::all_warps_finished() const {
 void CtaModule::wake_for_abort() {
     barriers_.notify_all();
     sync_changed_.notify(sc_core::SC_ZERO_TIME);
+    named_changed_.notify(sc_core::SC_ZERO_TIME);  // warps in bar.sync unwind too (else they leak)
     engine_->wake_for_abort();
     cp_unit_->wake_for_abort();
 }

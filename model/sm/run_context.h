@@ -4,6 +4,7 @@
 
 #include "model/core/arch_config.h"
 #include "model/core/event_log.h"
+#include "model/state/dram_channel.h"
 #include "model/state/global_memory.h"
 #include "model/state/snapshot_log.h"
 #include "model/state/tensormap_state.h"
@@ -17,7 +18,8 @@ class ClusterFabric;
 
 struct RunContext {
     RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l, TraceLevel t)
-        : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), global(s), tensormaps(s) {}
+        : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), global(s), tensormaps(s),
+          dram(a.timing().hbm_bytes_per_cycle) {}
 
     const Scenario& scenario;
     const ArchConfig& arch;
@@ -26,6 +28,7 @@ struct RunContext {
     TraceLevel trace;  // the ops that pay the executor's probe cost (none: the untraced kernel)
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
+    DramChannel dram;            // HBM, shared by every CTA's TMA engine
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
     int64_t last_warp_exit = 0;  // cycle the last warp to finish finished: the kernel's span

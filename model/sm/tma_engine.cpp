@@ -1,5 +1,7 @@
 #include "model/sm/tma_engine.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/sm/cluster_fabric.h"
@@ -34,7 +36,7 @@ void TmaEngine::wake_for_abort() {
 
 bool TmaEngine::run_aborted() const { return cta_.run().aborted; }
 
-int64_t TmaEngine::latency_for(const TmaRequest& r) {
+int64_t TmaEngine::latency_for(const TmaRequest& r, bool& through_dram) {
     // Every range is touched (and so left resident), even when an earlier one missed.
     bool resident = true;
     for (const auto& [first, last] : bytes_of(r).residency_ranges())
@@ -43,6 +45,7 @@ int64_t TmaEngine::latency_for(const TmaRequest& r) {
     // Stores (reduces and scatters too) are absorbed by L2 (write-back); loads and
     // prefetches pay HBM latency on lines not seen yet, and leave them resident.
     const bool from_l2 = resident || writes_global(r.kind);
+    through_dram = !resident || writes_global(r.kind);
     return whole_cycles(from_l2 ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
 }
 
@@ -86,7 +89,10 @@ void TmaEngine::port_loop() {
         port_active_ = &r;
         const int64_t start = now_cycles();
         cta_.run().log.add_model_only(r.site, "tma_start", start, request_detail(r));
-        const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r);
+        // Multicast deliveries come with the latency their one read was given (and do not
+        // pass the HBM channel again: a simplification that undercounts the first read).
+        bool through_dram = false;
+        const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r, through_dram);
         if (loads_smem(r.kind)) f.payload = read_source(r);
         // The port streams the request's bytes; the next request waits for it, latency does not.
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
@@ -100,7 +106,11 @@ void TmaEngine::port_loop() {
             progress_.notify(sc_core::SC_ZERO_TIME);
         }
         port_active_ = nullptr;
-        landing_.push(start + latency + transfer, std::move(f));
+        // A full chip of streaming CTAs fills the shared HBM channel; the bytes then land
+        // when the channel has moved them, not when this SM's port has.
+        int64_t lands = start + latency + transfer;
+        if (through_dram) lands = std::max(lands, cta_.run().dram.pass(start, r.bytes) + latency);
+        landing_.push(lands, std::move(f));
     }
 }
 

@@ -50,7 +50,9 @@ private:
     bool run_aborted() const;
     std::vector<uint8_t> read_source(const TmaRequest& r);
     void land(InFlight& f);
-    int64_t latency_for(const TmaRequest& r);
+    // The request's latency; `through_dram` says whether its bytes also pass the chip's
+    // shared HBM channel (L2 misses, and writes, which L2 writes back).
+    int64_t latency_for(const TmaRequest& r, bool& through_dram);
     RequestBytes bytes_of(const TmaRequest& r);
 
     CtaModule& cta_;

@@ -144,7 +144,8 @@ TEST_CASE("catalog: a map in global memory without acquire, or at gpu scope afte
         CHECK(r.diagnostics[cta].op == op_id(none, "load"));
     }
     const Scenario gpu = catalog("tensormap/global_map_acquire_gpu_scope.yaml");
-    const Diagnostic& d = only(run_model(gpu), Outcome::hazard, "tensormap.no_acquire", op_id(gpu, "load"));
+    const RunResult at_gpu = run_model(gpu);  // kept: `only` returns a reference into it
+    const Diagnostic& d = only(at_gpu, Outcome::hazard, "tensormap.no_acquire", op_id(gpu, "load"));
     CHECK(d.message.find("it has scope gpu, but the host's copy needs an acquire at scope sys") != std::string::npos);
 }
 
@@ -176,7 +177,8 @@ TEST_CASE("tensormap inline: a replace without its release fence is tensormap.no
   - {op: sync}
   - {op: fence.proxy.tensormap.acquire, map: mapA, scope: gpu, by: thread0}
 )") + kLoad);
-    const Diagnostic& d = only(run_model(s), Outcome::hazard, "tensormap.no_release", op_id(s, "load"));
+    const RunResult run_d = run_model(s);  // kept: `only` returns a reference into it
+    const Diagnostic& d = only(run_d, Outcome::hazard, "tensormap.no_release", op_id(s, "load"));
     CHECK(d.message.find("has no later fence.proxy.tensormap.release by thread 0 of CTA 0") != std::string::npos);
 }
 
@@ -191,7 +193,8 @@ TEST_CASE("tensormap inline: another thread's acquire covers a use only after a 
   - {op: mbarrier.wait, barrier: bar, parity: 0}
 )";
     const Scenario unsynced = program(write + load32);
-    const Diagnostic& d = only(run_model(unsynced), Outcome::hazard, "tensormap.no_acquire", op_id(unsynced, "load"));
+    const RunResult run_d = run_model(unsynced);  // kept: `only` returns a reference into it
+    const Diagnostic& d = only(run_d, Outcome::hazard, "tensormap.no_acquire", op_id(unsynced, "load"));
     CHECK(d.message.find("the acquire by thread 32 of CTA 0 (op #" + std::to_string(op_id(unsynced, "acquire")) +
                          ") is not ordered before this use") != std::string::npos);
     const RunResult ok = run_model(program(write + "  - {op: sync}\n" + load32));
@@ -235,13 +238,15 @@ TEST_CASE("tensormap inline: dims past the allocation and an invalid inner box a
 )";
     const Scenario outside = program(std::string(R"(  - {op: tensormap.replace, map: mapA, field: global_dim, dim: 0, value: 32, space: global, by: thread0}
 )") + fenced);
-    const Diagnostic& d = only(run_model(outside), Outcome::fault, "tensormap.outside_allocation", op_id(outside, "load"));
+    const RunResult run_d = run_model(outside);  // kept: `only` returns a reference into it
+    const Diagnostic& d = only(run_d, Outcome::fault, "tensormap.outside_allocation", op_id(outside, "load"));
     // Rows 16-31 are inside the new dims but past A's 16 rows (4096 bytes).
     CHECK(d.message.find("reaches byte 8191 of tensor A, which holds 4096 bytes") != std::string::npos);
 
     const Scenario invalid = program(std::string(R"(  - {op: tensormap.replace, map: mapA, field: box_dim, dim: 1, value: 3, space: global, by: thread0}
 )") + fenced);
-    const Diagnostic& e = only(run_model(invalid), Outcome::fault, "tensormap.invalid_fields", op_id(invalid, "load"));
+    const RunResult run_e = run_model(invalid);  // kept: `only` returns a reference into it
+    const Diagnostic& e = only(run_e, Outcome::fault, "tensormap.invalid_fields", op_id(invalid, "load"));
     CHECK(e.message.find("the inner box is 12 bytes, not a multiple of 16") != std::string::npos);
 }
 

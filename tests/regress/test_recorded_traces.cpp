@@ -55,6 +55,10 @@ TEST_CASE("the model agrees with every recorded hardware trace on outcome and by
 
             ModelOptions options;
             options.arch = arch_for(prov.gpu);
+            // The kernel the recording timed: traced op by op unless its header says otherwise
+            // (a race-dependent outcome can differ between the traced and the untraced kernel).
+            const auto level = prov.extra.find("trace_level");
+            options.trace = level == prov.extra.end() ? TraceLevel::all : *parse_trace_level(level->second);
             RunResult model = run_model(sc, options);
             if (model.outcome == Outcome::hazard) {
                 // A race or undefined behaviour: what the hardware shows depends on timing
