@@ -1,0 +1,53 @@
+#pragma once
+// From a compute-sanitizer report to trace diagnostics that name the scenario's ops.
+//
+// A sanitized run compiles the kernel with NVRTC's -lineinfo and two #line directives
+// (with_line_directives): the PTX wrappers and helpers are file `tmasim_wrappers.cu`, and
+// the kernel itself is `tmasim_kernel.cu` from its `extern "C" __global__` line, which is
+// line 1. So a report's kernel lines do not move when a wrapper is added above the kernel.
+// The generator opens every op's code with the comment "// op <id>: <kind> by <threads>"
+// (kernel_writer.cpp) and closes the last one with "// Every op done": a kernel line
+// belongs to the op whose comment precedes it. A wrapper line names no op; the report's
+// "Device Frame:" lines, where the tool prints the callers of inlined code, are then tried.
+#include <string>
+#include <vector>
+
+#include "device/sanitizer_report.h"
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::device {
+
+// The name NVRTC compiles the generated source under, and the two file names the #line
+// directives give its parts.
+extern const char* const kKernelSourceName;
+extern const char* const kWrappersFileName;
+extern const char* const kKernelFileName;
+
+// The generated source with the two #line directives (the code is unchanged).
+std::string with_line_directives(const std::string& kernel_source);
+
+class KernelLineMap {
+public:
+    explicit KernelLineMap(const std::string& kernel_source);
+    // The op whose code holds this line of `tmasim_kernel.cu` (1: the kernel's first line);
+    // -1 for none.
+    int op_at(int line) const;
+    // The op a reported access names: its own line, else the first device frame in an op.
+    int op_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
+
+private:
+    std::vector<int> op_of_line_;  // index: line - 1
+};
+
+// One diagnostic per distinct (kind, hazard type, ops involved): rule
+// `sanitizer.<tool>.<raw|war|waw|race|barrier|access|uninitialized|other>`, outcome fault
+// for memcheck's invalid accesses and hazard for everything else, `op` the later access's op
+// (-1 when unmapped), and `detail` with `tool`, `ops` (every access's op id in report order,
+// "?" where unmapped), `threads` (the first record's threads, "(x,y,z)"), `blocks`,
+// `records` (how many records were merged), `hazards` (analysis mode's counts, summed),
+// `lines` (the kernel lines reported) and `address`.
+std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, const std::string& tool,
+                                              const KernelLineMap& lines, const Scenario& scenario);
+
+}  // namespace tmasim::device
