@@ -151,6 +151,7 @@ std::vector<BatchInput> collect_scenarios(const std::vector<std::string>& args) 
 BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     BatchRow row;
     row.rel = input.rel;
+    row.sanitized = !o.sanitize.empty();
     const auto start = std::chrono::steady_clock::now();
     auto finish = [&]() -> BatchRow {
         row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -179,7 +180,6 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     for (const std::string& note : check.notes) row.why += (row.why.empty() ? "" : "; ") + note;
 
     const OpNames names = op_names_of(s);
-    row.sanitized = !o.sanitize.empty();
     if (row.sanitized) row.hazards = compare_hazards(expected_hazards(s), result, names);
     try {
         if (!o.output_dir.empty()) {

@@ -15,6 +15,7 @@
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
+#include "device/device_unavailable.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/summary.h"
@@ -146,8 +147,16 @@ int run(RunArgs& a) {
             result = std::move(sanitized.result);
             if (!a.output.empty())
                 std::ofstream(sanitizer_report_path(a.output, a.sanitize)) << sanitized.report;
+        } else if (a.no_isolation) {
+            try {
+                result = run_device(scenario, opt);
+            } catch (const device::DeviceUnavailable& e) {
+                // The line run_sanitized reads to tell "not here" (skipped) from an error.
+                std::cerr << kDeviceUnavailablePrefix << e.what() << '\n';
+                return kBadInput;
+            }
         } else {
-            result = a.no_isolation ? run_device(scenario, opt) : run_device_isolated(scenario, opt);
+            result = run_device_isolated(scenario, opt);
         }
     } else {
         ModelOptions opt;

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "device/codegen.h"
+#include "device/device_unavailable.h"
 #include "device/sanitizer_ops.h"
 #include "device/sanitizer_report.h"
 #include "traces/trace_reader.h"
@@ -182,7 +183,12 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
         run.result = read_trace(trace);
     } else if (code == 2 || code == 127) {
         // No run happened (no GPU, a kernel that does not build, the tool did not start).
-        throw std::runtime_error("--sanitize " + tool + ": no run: " + last_lines(slurp(output), 3));
+        const std::string text = slurp(output);
+        if (const size_t at = text.find(kDeviceUnavailablePrefix); at != std::string::npos) {
+            const size_t from = at + std::string(kDeviceUnavailablePrefix).size();
+            throw device::DeviceUnavailable(text.substr(from, text.find('\n', from) - from));
+        }
+        throw std::runtime_error("--sanitize " + tool + ": no run: " + last_lines(text, 3));
     } else {
         run.result = no_trace_result(s, Outcome::fault, "device.process_exit",
                                      fmt::format("the device run under compute-sanitizer {} wrote no trace (exit {})",

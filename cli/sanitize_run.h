@@ -19,6 +19,10 @@ namespace tmasim::cli {
 // without --watchdog, a sanitized run waits this long before it calls a wait a hang.
 constexpr double kSanitizerWatchdogSeconds = 10.0;
 
+// What the run under the tool prints (stderr, exit 2) when no device run can happen here:
+// run_sanitized then throws device::DeviceUnavailable, so a batch skips the scenario.
+constexpr const char* kDeviceUnavailablePrefix = "tmasim: device unavailable: ";
+
 // $TMASIM_COMPUTE_SANITIZER, else compute-sanitizer on PATH, else $CUDA_HOME/bin, else
 // /usr/local/cuda/bin. Throws std::invalid_argument (exit 2) saying where it looked.
 std::string find_compute_sanitizer();
@@ -28,10 +32,11 @@ struct SanitizedRun {
     std::string report;  // the tool's text report, as written
 };
 
-// Runs `scenario` (loaded from scenario.file) under the tool. Throws std::runtime_error when
-// no run happened (the inner run could not build the kernel, no GPU, the tool failed to
-// start); a run that crashed or outlived watchdog + 300 s is a fault or a hang, as in
-// device_child.h.
+// Runs `scenario` (loaded from scenario.file) under the tool. Throws
+// device::DeviceUnavailable when the run cannot happen here (no GPU, another architecture)
+// and std::runtime_error when no run happened otherwise (the kernel did not build, the tool
+// did not start); a run that crashed or outlived watchdog + 300 s is a fault or a hang, as
+// in device_child.h.
 SanitizedRun run_sanitized(const Scenario& scenario, const DeviceOptions& options, const std::string& tool,
                            const std::string& sanitizer);
 
