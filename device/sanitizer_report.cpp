@@ -90,10 +90,12 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
     std::istringstream in(text);
     for (std::string raw; std::getline(in, raw);) {
         const std::string line = strip_prefix(raw);
+        // A racecheck report holds a record per byte: test a word before running a regex.
+        auto has = [&](const char* word) { return line.find(word) != std::string::npos; };
         std::smatch m;
         if (line.empty()) {
             open = nullptr;
-        } else if (std::regex_match(line, m, hazard_head)) {
+        } else if (has("hazard detected") && std::regex_match(line, m, hazard_head)) {
             SanitizerFinding f;
             f.kind = Kind::hazard;
             f.severity = normalize_severity(m[1].str());
@@ -103,7 +105,7 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
             f.headline = line;
             report.findings.push_back(f);
             open = &report.findings.back();
-        } else if (std::regex_match(line, m, race_head)) {
+        } else if (has("Race reported") && std::regex_match(line, m, race_head)) {
             SanitizerFinding f;
             f.kind = Kind::race;
             f.severity = normalize_severity(m[1].str());
@@ -114,8 +116,9 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
             f.accesses.push_back(a);
             report.findings.push_back(f);
             open = &report.findings.back();
-        } else if (std::regex_match(line, m, barrier_head) || std::regex_match(line, m, access_head) ||
-                   std::regex_match(line, m, uninit_head)) {
+        } else if ((has("error detected") && std::regex_match(line, m, barrier_head)) ||
+                   (has("nvalid __") && std::regex_match(line, m, access_head)) ||
+                   (has("Uninitialized __") && std::regex_match(line, m, uninit_head))) {
             SanitizerFinding f;
             f.kind = line.rfind("Uninitialized", 0) == 0 ? Kind::uninitialized
                      : line.find("error detected") != std::string::npos ? Kind::barrier
@@ -124,36 +127,37 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
             f.headline = line;
             report.findings.push_back(f);
             open = &report.findings.back();
-        } else if (std::regex_match(line, m, race_summary) || std::regex_match(line, m, error_summary)) {
+        } else if (has("SUMMARY: ") &&
+                   (std::regex_match(line, m, race_summary) || std::regex_match(line, m, error_summary))) {
             report.has_summary = true;
             report.summary_count = std::stoll(m[1].str());
             open = nullptr;
         } else if (open == nullptr) {
             continue;  // the program's own output, host frames
-        } else if (std::regex_match(line, m, hazard_access)) {
+        } else if (has(" Thread (") && std::regex_match(line, m, hazard_access)) {
             SanitizerAccess a;
             a.type = m[1].str();
             a.thread = triple(m, 2);
             a.at = parse_location(m[5].str());
             open->accesses.push_back(a);
-        } else if (std::regex_match(line, m, race_more)) {
+        } else if (line.rfind("and ", 0) == 0 && std::regex_match(line, m, race_more)) {
             SanitizerAccess a;
             a.type = m[1].str();
             a.at = parse_location(m[2].str());
             if (m[3].matched) a.hazards = std::stoll(m[3].str());
             open->accesses.push_back(a);
-        } else if (std::regex_match(line, m, at_line)) {
+        } else if (line.rfind("at ", 0) == 0 && std::regex_match(line, m, at_line)) {
             SanitizerAccess a;
             a.type = open->headline.find(" write") != std::string::npos ? "Write" : "Read";
             a.at = parse_location(m[1].str());
             open->accesses.push_back(a);
-        } else if (std::regex_match(line, m, by_thread)) {
+        } else if (line.rfind("by thread", 0) == 0 && std::regex_match(line, m, by_thread)) {
             if (!open->accesses.empty()) open->accesses.back().thread = triple(m, 1);
             open->block = triple(m, 4);
-        } else if (std::regex_match(line, m, address_line)) {
+        } else if (line.rfind("Address ", 0) == 0 && std::regex_match(line, m, address_line)) {
             if (open->address.empty()) open->address = m[1].str();
             else open->address += " " + m[1].str();
-        } else if (std::regex_match(line, m, device_frame)) {
+        } else if (line.rfind("Device Frame:", 0) == 0 && std::regex_match(line, m, device_frame)) {
             open->frames.push_back(parse_location(m[1].str()));
         }
     }

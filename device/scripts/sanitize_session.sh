@@ -12,7 +12,7 @@
 # 3. per tool, recorded/<gpu>/sanitizer/<tool>.txt: provenance, one block per scenario (its
 #    batch line, its why, and tmasim diff's hazard lines: agree / model only / SANITIZER
 #    ONLY), then "N scenarios: ..." and last "agree: <n>, model-only: <n>, sanitizer-only: <n>"
-# 4. the raw racecheck reports of races/ under recorded/<gpu>/sanitizer/reports/ (what
+# 4. a few raw racecheck reports under recorded/<gpu>/sanitizer/reports/ (what
 #    tests/device/test_sanitizer_report.cpp maps to ops), and every raw report in work/
 # What comes back: $OUT/sanitize.tar.gz (recorded/ and work/: traces, reports, logs, diffs),
 # $OUT/sanitize.log (this output), and each $OUT/<tool>.txt (also in the archive).
@@ -116,10 +116,14 @@ session() {
     tail -2 "$table"
   done
 
-  if [ -d "$work/racecheck/traces/races" ]; then
-    mkdir -p "$rec/reports/races"
-    cp "$work/racecheck/traces/races/"*.racecheck.txt "$rec/reports/races/" 2>/dev/null
-  fi
+  # A few raw reports for the repository (each up to ~300 records): two hazards, a cp.async
+  # write after write, a warp-specialized kernel's missing wait, and a correct twin.
+  for rel in races/shared_raw_no_barrier races/shared_war_no_barrier races/cp_async_waw_other_thread \
+    races/shared_raw_synced warpspec/no_full_wait; do
+    [ -f "$work/racecheck/traces/$rel.racecheck.txt" ] || continue
+    mkdir -p "$rec/reports/$(dirname "$rel")"
+    cp "$work/racecheck/traces/$rel.racecheck.txt" "$rec/reports/$rel.racecheck.txt"
+  done
   tar -C "$out" -czf "$out/sanitize.tar.gz" --exclude work/cache --exclude work/model recorded work
   rm -rf "$out/recorded" "$out/work"
   echo "== $(($(date +%s) - started)) s in all; archive: sanitize.tar.gz"
