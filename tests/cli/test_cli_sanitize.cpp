@@ -25,7 +25,7 @@ void use_fake_sanitizer() {
 
 }  // namespace
 
-TEST_CASE("--sanitize racecheck: the report's hazard confirms `expect`, names ops and threads, and is kept",
+TEST_CASE("run under racecheck (--sanitize): the report's hazard confirms `expect`, names ops and threads, and is kept",
           "[cli][sanitize]") {
     use_fake_sanitizer();
     const std::string trace = scratch("raw_device.jsonl");
@@ -54,7 +54,7 @@ TEST_CASE("--sanitize racecheck: the report's hazard confirms `expect`, names op
     CHECK(d.out.find("not observable") == std::string::npos);
 }
 
-TEST_CASE("--sanitize batch: the table ends with the per-hazard counts", "[cli][sanitize][batch]") {
+TEST_CASE("a batch under racecheck (--sanitize): the table ends with the per-hazard counts", "[cli][sanitize][batch]") {
     use_fake_sanitizer();
     const std::string dir = scratch("sanitized_batch");
     const CliResult r = run_cli("run " + kRaw + " " + kSynced + " --backend device --sanitize racecheck -o " + dir);
@@ -65,7 +65,7 @@ TEST_CASE("--sanitize batch: the table ends with the per-hazard counts", "[cli][
     CHECK(std::filesystem::exists(dir + "/shared_raw_no_barrier.racecheck.txt"));
 }
 
-TEST_CASE("--sanitize: no compute-sanitizer is exit 2 with where it looked; the model refuses it", "[cli][sanitize]") {
+TEST_CASE("without compute-sanitizer, --sanitize is exit 2 with where it looked, and the model refuses it", "[cli][sanitize]") {
     setenv("TMASIM_COMPUTE_SANITIZER", "/nonexistent/compute-sanitizer", 1);
     const CliResult r = run_cli("run " + kRaw + " --backend device --sanitize racecheck");
     CHECK(r.code == 2);
