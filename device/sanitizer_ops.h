@@ -1,14 +1,20 @@
 #pragma once
 // From a compute-sanitizer report to trace diagnostics that name the scenario's ops.
 //
-// A sanitized run compiles the kernel with NVRTC's -lineinfo and two #line directives
-// (with_line_directives): the PTX wrappers and helpers are file `tmasim_wrappers.cu`, and
-// the kernel itself is `tmasim_kernel.cu` from its `extern "C" __global__` line, which is
-// line 1. So a report's kernel lines do not move when a wrapper is added above the kernel.
-// The generator opens every op's code with the comment "// op <id>: <kind> by <threads>"
-// (kernel_writer.cpp) and closes the last one with "// Every op done": a kernel line
-// belongs to the op whose comment precedes it. A wrapper line names no op; the report's
-// "Device Frame:" lines, where the tool prints the callers of inlined code, are then tried.
+// A sanitized run compiles the kernel with NVRTC's -lineinfo and #line directives
+// (with_line_directives): the kernel itself is file `tmasim_kernel.cu` from its
+// `extern "C" __global__` line, which is line 1, and every device function above it (the PTX
+// wrappers, the tracer) is its own file `tmasim_wrapper_<name>.cu`. So report lines do not
+// move when a wrapper is added above the kernel. The generator opens every op's code with
+// the comment "// op <id>: <kind> by <threads>" (kernel_writer.cpp) and closes the last one
+// with "// Every op done": a kernel line belongs to the op whose comment precedes it.
+// The shared-memory accesses sit in inlined wrappers, and NVRTC's line table gives their
+// own line with the call site as `inlined_at`; a tool that prints the inner location names
+// a wrapper. Such a location maps to the one op whose code calls that wrapper (directly or
+// through other wrappers); to several candidates when more ops call it; else the report's
+// "Device Frame:" lines, where the tool prints the callers of inlined code, are tried.
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,13 +24,12 @@
 
 namespace tmasim::device {
 
-// The name NVRTC compiles the generated source under, and the two file names the #line
-// directives give its parts.
+// The name NVRTC compiles the generated source under, and the file names the #line
+// directives give its parts: the kernel, and "tmasim_wrapper_<name>.cu" per device function.
 extern const char* const kKernelSourceName;
-extern const char* const kWrappersFileName;
 extern const char* const kKernelFileName;
 
-// The generated source with the two #line directives (the code is unchanged).
+// The generated source with the #line directives (the code is unchanged).
 std::string with_line_directives(const std::string& kernel_source);
 
 class KernelLineMap {
@@ -33,11 +38,15 @@ public:
     // The op whose code holds this line of `tmasim_kernel.cu` (1: the kernel's first line);
     // -1 for none.
     int op_at(int line) const;
-    // The op a reported access names: its own line, else the first device frame in an op.
+    // The ops a reported access may be: one for a kernel line, or for a wrapper only one op
+    // calls; several for a wrapper more ops call (when no device frame is in an op); none.
+    std::vector<int> ops_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
+    // ops_of's op when it is one, else -1.
     int op_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
 
 private:
-    std::vector<int> op_of_line_;  // index: line - 1
+    std::vector<int> op_of_line_;                              // index: kernel line - 1
+    std::map<std::string, std::set<int>> ops_calling_;         // wrapper name -> ops
 };
 
 // One diagnostic per distinct (kind, hazard type, ops involved): rule

@@ -27,8 +27,12 @@ std::vector<int> ops_of(const Diagnostic& d) {
     auto it = d.detail.find("ops");
     if (it == d.detail.end()) return ops;
     std::stringstream in(it->second);
-    for (std::string item; std::getline(in, item, ',');)
-        ops.push_back(item == "?" || item.empty() ? -1 : std::stoi(item));
+    // "3|5": the access is one of these ops (a wrapper more ops call).
+    for (std::string item; std::getline(in, item, ',');) {
+        std::stringstream alternatives(item);
+        for (std::string op; std::getline(alternatives, op, '|');)
+            ops.push_back(op == "?" || op.empty() ? -1 : std::stoi(op));
+    }
     return ops;
 }
 

@@ -35,7 +35,7 @@ TEST_CASE("run under racecheck (--sanitize): the report's hazard confirms `expec
     CHECK(r.out.find("expect:      hazard race.shared_raw at op 'consume': PASS") != std::string::npos);
     CHECK(r.out.find("note:        racecheck confirms the hazard: racecheck: RAW hazard on __shared__ 0x400: Write "
                      "at #0 shared.store (produce) by thread (0,0,0) (warp 0 lane 0), then Read at #2 shared.load "
-                     "(consume) by thread (32,0,0) (warp 1 lane 0) (3 records)") != std::string::npos);
+                     "(consume) by thread (32,0,0) (warp 1 lane 0) (4 records)") != std::string::npos);
     CHECK(r.out.find("': not checked") == std::string::npos);
     CHECK(std::filesystem::exists(scratch("raw_device.racecheck.txt")));
     const std::string text = read_file(trace);

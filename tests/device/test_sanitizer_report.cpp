@@ -69,9 +69,9 @@ std::vector<fs::path> racecheck_reports() {
 TEST_CASE("racecheck's hazard and analysis records are read with threads, blocks and lines", "[sanitizer]") {
     const SanitizerReport r = parse_sanitizer_report(
         slurp(kSource / "tests/device/sanitizer_reports/hand_written.races.shared_raw_no_barrier.racecheck.txt"));
-    REQUIRE(r.findings.size() == 4);
+    REQUIRE(r.findings.size() == 5);
     CHECK(r.has_summary);
-    CHECK(r.summary_count == 4);
+    CHECK(r.summary_count == 5);
     const SanitizerFinding& h = r.findings[1];
     CHECK(h.kind == SanitizerFinding::Kind::hazard);
     CHECK(h.severity == "error");
@@ -88,7 +88,8 @@ TEST_CASE("racecheck's hazard and analysis records are read with threads, blocks
     CHECK(h.accesses[1].type == "Read");
     CHECK(h.accesses[1].thread == std::array<int, 3>{33, 0, 0});
     CHECK(h.accesses[1].at.line == 60);
-    const SanitizerFinding& race = r.findings[3];
+    CHECK(r.findings[3].accesses.at(0).at.file == "tmasim_wrapper_st_volatile_shared_b32.cu");
+    const SanitizerFinding& race = r.findings[4];
     CHECK(race.kind == SanitizerFinding::Kind::race);
     REQUIRE(race.accesses.size() == 2);
     CHECK(race.accesses[1].hazards == 128);
@@ -171,6 +172,14 @@ TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines throu
     SanitizerLocation caller{"k", "0x10", "tmasim_kernel.cu", load_line};
     CHECK(map.op_of(wrapper, {}) == -1);
     CHECK(map.op_of(wrapper, {caller}) == 2);
+    // A wrapper's own line: its file names it; one op calls it, or several may.
+    CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_st_volatile_shared_b32.cu", 2}, {}) == 0);
+    CHECK(map.op_of({"ld_volatile_shared_b32+0x30", "0x30", "", 0}, {}) == 2);
+    CHECK(map.ops_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == std::vector<int>{0, 1, 2});
+    CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == -1);
+    // The directives name each wrapper's file.
+    CHECK(with_line_directives(source).find("#line 1 \"tmasim_wrapper_st_volatile_shared_b32.cu\"\n__device__ "
+                                            "__forceinline__ void st_volatile_shared_b32(") != std::string::npos);
 }
 
 TEST_CASE("every racecheck report kept in the repository maps each access to a scenario op", "[sanitizer]") {
@@ -200,11 +209,11 @@ TEST_CASE("the hand-written racecheck report becomes two diagnostics naming ops 
     CHECK(d[0].outcome == Outcome::hazard);
     CHECK(d[0].op == 2);
     CHECK(d[0].detail.at("ops") == "0,2");
-    CHECK(d[0].detail.at("records") == "3");
+    CHECK(d[0].detail.at("records") == "4");
     CHECK(d[0].detail.at("threads") == "(0,0,0) (32,0,0)");
     CHECK(d[0].message ==
           "racecheck: RAW hazard on __shared__ 0x400: Write at #0 shared.store (produce) by thread (0,0,0) (warp 0 "
-          "lane 0), then Read at #2 shared.load (consume) by thread (32,0,0) (warp 1 lane 0) (3 records)");
+          "lane 0), then Read at #2 shared.load (consume) by thread (32,0,0) (warp 1 lane 0) (4 records)");
     CHECK(d[1].rule == "sanitizer.racecheck.race");
     CHECK(d[1].detail.at("hazards") == "128");
     CHECK(d[1].detail.at("ops") == "0,2");

@@ -74,6 +74,14 @@ TEST_CASE("compare_hazards: both found it, the model only (with what the tool ca
     CHECK(counts_line(counts) == "agree: 1, model-only: 1, sanitizer-only: 1");
 }
 
+TEST_CASE("compare_hazards: an access that may be one of several ops matches a model hazard at any of them",
+          "[traces][sanitizer]") {
+    const std::vector<HazardVerdict> v =
+        compare_hazards({hazard("race.shared_war", 5)}, sanitized_run({finding("war", "3|5,1", -1)}), {});
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].kind == HazardVerdict::Kind::agree);
+}
+
 TEST_CASE("compare_hazards: a class racecheck can see but did not report is model-only, said so",
           "[traces][sanitizer]") {
     const std::vector<HazardVerdict> v = compare_hazards({hazard("race.shared_war", 3)}, sanitized_run({}), {});
