@@ -23,8 +23,14 @@ std::string normalize_severity(std::string s) {
     return s == "warn" ? "warning" : s;
 }
 
+// A number the regex matched as digits; one past int's range reads as -1 (unknown), not a throw.
+int to_int(const std::string& digits) {
+    if (digits.size() > 9) return -1;
+    return std::stoi(digits);
+}
+
 std::array<int, 3> triple(const std::smatch& m, size_t first) {
-    return {std::stoi(m[first].str()), std::stoi(m[first + 1].str()), std::stoi(m[first + 2].str())};
+    return {to_int(m[first].str()), to_int(m[first + 1].str()), to_int(m[first + 2].str())};
 }
 
 // "kernel+0x2f0 in file.cu:20", "0x2f0 in file.cu:20:kernel(int*)", "kernel+0x2f0".
@@ -38,7 +44,7 @@ SanitizerLocation parse_location(const std::string& text) {
     if (std::regex_match(text, m, with_file)) {
         where = m[1].str();
         loc.file = m[2].str();
-        loc.line = std::stoi(m[3].str());
+        loc.line = to_int(m[3].str());
         if (m[4].matched) loc.function = m[4].str();
     }
     if (std::regex_match(where, m, function_pc)) {
@@ -130,7 +136,7 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
         } else if (has("SUMMARY: ") &&
                    (std::regex_match(line, m, race_summary) || std::regex_match(line, m, error_summary))) {
             report.has_summary = true;
-            report.summary_count = std::stoll(m[1].str());
+            report.summary_count = m[1].length() < 18 ? std::stoll(m[1].str()) : -1;
             open = nullptr;
         } else if (open == nullptr) {
             continue;  // the program's own output, host frames
@@ -144,7 +150,7 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
             SanitizerAccess a;
             a.type = m[1].str();
             a.at = parse_location(m[2].str());
-            if (m[3].matched) a.hazards = std::stoll(m[3].str());
+            if (m[3].matched && m[3].length() < 18) a.hazards = std::stoll(m[3].str());
             open->accesses.push_back(a);
         } else if (line.rfind("at ", 0) == 0 && std::regex_match(line, m, at_line)) {
             SanitizerAccess a;

@@ -30,8 +30,11 @@ std::vector<int> ops_of(const Diagnostic& d) {
     // "3|5": the access is one of these ops (a wrapper more ops call).
     for (std::string item; std::getline(in, item, ',');) {
         std::stringstream alternatives(item);
-        for (std::string op; std::getline(alternatives, op, '|');)
-            ops.push_back(op == "?" || op.empty() ? -1 : std::stoi(op));
+        for (std::string op; std::getline(alternatives, op, '|');) {
+            // A trace's detail is free text: anything but a small number is "unmapped".
+            const bool number = !op.empty() && op.size() < 9 && op.find_first_not_of("0123456789") == std::string::npos;
+            ops.push_back(number ? std::stoi(op) : -1);
+        }
     }
     return ops;
 }

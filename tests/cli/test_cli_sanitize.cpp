@@ -63,6 +63,11 @@ TEST_CASE("a batch under racecheck (--sanitize): the table ends with the per-haz
     CHECK(last_line(r.out) == "agree: 1, model-only: 0, sanitizer-only: 0");
     CHECK(r.out.find("2 scenarios: 2 agree, 0 disagree, 0 skipped") != std::string::npos);
     CHECK(std::filesystem::exists(dir + "/shared_raw_no_barrier.racecheck.txt"));
+    const CliResult j =
+        run_cli("run " + kRaw + " " + kSynced + " --backend device --sanitize racecheck --json -o " + scratch("sanitized_json"));
+    CHECK(j.code == 0);
+    CHECK(j.out.find("\"hazards\":[{\"verdict\":\"agree\",\"rule\":\"race.shared_raw\",\"op\":2,") !=
+          std::string::npos);
 }
 
 TEST_CASE("without compute-sanitizer, --sanitize is exit 2 with where it looked, and the model refuses it", "[cli][sanitize]") {

@@ -145,6 +145,17 @@ TEST_CASE("the other tools' reports and the older location spelling are read", "
     CHECK(r.summary_count == 3);
 }
 
+TEST_CASE("numbers past int's range in a report read as unknown, not as an exception", "[sanitizer]") {
+    const SanitizerReport r = parse_sanitizer_report(
+        "========= Error: Potential RAW hazard detected at __shared__ 0x0 in block (99999999999,0,0) :\n"
+        "=========     Write Thread (0,0,0) at k+0x10 in tmasim_kernel.cu:123456789012\n"
+        "========= RACECHECK SUMMARY: 123456789012345678901 hazards displayed (1 error, 0 warnings)\n");
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].block[0] == -1);
+    CHECK(r.findings[0].accesses.at(0).at.line == -1);
+    CHECK(r.summary_count == -1);
+}
+
 TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines through device frames",
           "[sanitizer]") {
     const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());

@@ -80,6 +80,12 @@ TEST_CASE("compare_hazards: an access that may be one of several ops matches a m
         compare_hazards({hazard("race.shared_war", 5)}, sanitized_run({finding("war", "3|5,1", -1)}), {});
     REQUIRE(v.size() == 1);
     CHECK(v[0].kind == HazardVerdict::Kind::agree);
+    // A trace's free-text detail that is no op list names no op, and throws nothing.
+    const std::vector<HazardVerdict> odd =
+        compare_hazards({hazard("race.shared_war", 5)}, sanitized_run({finding("war", "x,99999999999999,-1", -1)}), {});
+    REQUIRE(odd.size() == 2);
+    CHECK(odd[0].kind == HazardVerdict::Kind::model_only);
+    CHECK(odd[1].kind == HazardVerdict::Kind::sanitizer_only);
 }
 
 TEST_CASE("compare_hazards: a class racecheck can see but did not report is model-only, said so",
