@@ -203,7 +203,9 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     r.provenance.extra["sanitizer"] = tool;
     r.provenance.extra["sanitizer_findings"] = std::to_string(report.findings.size());
     if (report.has_summary) r.provenance.extra["sanitizer_summary"] = std::to_string(report.summary_count);
-    if (r.outcome == Outcome::ok && !found.empty()) r.outcome = found.front().outcome;
+    // The executor's own code (its final barrier after a watchdog exit, say) gives no outcome.
+    for (const Diagnostic& d : found)
+        if (r.outcome == Outcome::ok && d.detail.count("executor_code") == 0) r.outcome = d.outcome;
     r.diagnostics.insert(r.diagnostics.end(), found.begin(), found.end());
     return run;
 }

@@ -107,7 +107,10 @@ KernelLineMap::KernelLineMap(const std::string& source) {
     for (std::string line; std::getline(in, line);) {
         in_kernel = in_kernel || is_kernel_start(line);
         if (!in_kernel) {
-            if (const std::string name = defined_function(line); !name.empty()) wrapper = name;
+            if (const std::string name = defined_function(line); !name.empty()) {
+                wrapper = name;
+                wrappers_.insert(name);
+            }
             if (!wrapper.empty())
                 for (const std::string& callee : called_names(line))
                     if (callee != wrapper) wrapper_calls[wrapper].insert(callee);
@@ -150,18 +153,27 @@ std::vector<int> KernelLineMap::ops_of(const SanitizerLocation& at, const std::v
     if (const int op = in_kernel(at); op >= 0) return {op};
     for (const SanitizerLocation& f : frames)
         if (const int op = in_kernel(f); op >= 0) return {op};
-    // A wrapper: by its file, else by the function the tool names ("name+0x1f0", "name(int)").
+    auto it = ops_calling_.find(wrapper_named(at));
+    if (it == ops_calling_.end()) return {};
+    return std::vector<int>(it->second.begin(), it->second.end());
+}
+
+// A wrapper: by its file, else by the function the tool names ("name+0x1f0", "name(int)").
+std::string KernelLineMap::wrapper_named(const SanitizerLocation& at) const {
     std::string name = base_name(at.file);
     if (name.rfind(kWrapperFilePrefix, 0) == 0 && name.size() > 3) {
         name = name.substr(std::string(kWrapperFilePrefix).size());
-        name = name.substr(0, name.size() - 3);  // ".cu"
-    } else {
-        name = at.function.substr(0, at.function.find_first_of("(<+"));
-        if (const size_t space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);
+        return name.substr(0, name.size() - 3);  // ".cu"
     }
-    auto it = ops_calling_.find(name);
-    if (it == ops_calling_.end()) return {};
-    return std::vector<int>(it->second.begin(), it->second.end());
+    name = at.function.substr(0, at.function.find_first_of("(<+"));
+    if (const size_t space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);
+    return name;
+}
+
+bool KernelLineMap::in_executor_code(const SanitizerLocation& at) const {
+    if (at.line > 0 && base_name(at.file) == kKernelFileName) return op_at(at.line) < 0;
+    const std::string name = wrapper_named(at);
+    return wrappers_.count(name) > 0 && ops_calling_.count(name) == 0;
 }
 
 int KernelLineMap::op_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const {
@@ -240,6 +252,14 @@ std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, con
         if (!found_lines.empty()) d.detail["lines"] = found_lines;
         if (!f.address.empty()) d.detail["address"] = f.address;
         if (!f.severity.empty()) d.detail["severity"] = f.severity;
+        const bool executor = !f.accesses.empty() && std::all_of(f.accesses.begin(), f.accesses.end(),
+                                                                   [&](const SanitizerAccess& a) {
+                                                                       return lines.in_executor_code(a.at);
+                                                                   });
+        if (executor) {
+            d.detail["executor_code"] = "1";
+            d.message = "in the executor's own code, not a scenario op: " + d.message;
+        }
         out.push_back(d);
     }
     return out;

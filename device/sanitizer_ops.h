@@ -43,10 +43,15 @@ public:
     std::vector<int> ops_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
     // ops_of's op when it is one, else -1.
     int op_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
+    // A location in the executor's own code: a kernel line outside every op (the prologue,
+    // the final barrier and shared-memory dump), or a wrapper no op calls.
+    bool in_executor_code(const SanitizerLocation& at) const;
 
 private:
     std::vector<int> op_of_line_;                              // index: kernel line - 1
     std::map<std::string, std::set<int>> ops_calling_;         // wrapper name -> ops
+    std::set<std::string> wrappers_;                           // every device function above the kernel
+    std::string wrapper_named(const SanitizerLocation& at) const;
 };
 
 // One diagnostic per distinct (kind, hazard type, ops involved): rule
@@ -55,7 +60,8 @@ private:
 // (-1 when unmapped), and `detail` with `tool`, `ops` (every access's op id in report order,
 // "?" where unmapped), `threads` (the first record's threads, "(x,y,z)"), `blocks`,
 // `records` (how many records were merged), `hazards` (analysis mode's counts, summed),
-// `lines` (the kernel lines reported) and `address`.
+// `lines` (the kernel lines reported) and `address`; `executor_code` = "1" when every access
+// is in the executor's own code (no scenario op: not compared with the model, no outcome).
 std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, const std::string& tool,
                                               const KernelLineMap& lines, const Scenario& scenario);
 

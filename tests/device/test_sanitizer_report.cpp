@@ -188,6 +188,12 @@ TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines throu
     CHECK(map.op_of({"ld_volatile_shared_b32+0x30", "0x30", "", 0}, {}) == 2);
     CHECK(map.ops_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == std::vector<int>{0, 1, 2});
     CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == -1);
+    // The executor's own code: kernel lines outside the ops, wrappers only it calls.
+    CHECK(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", 1}));
+    CHECK(map.in_executor_code({"k", "0x1", "tmasim_wrapper_barrier_sync_aligned_0.cu", 2}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", store_line}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", "tmasim_wrapper_st_volatile_shared_b32.cu", 2}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", "elsewhere.cu", 2}));
     // The directives name each wrapper's file.
     CHECK(with_line_directives(source).find("#line 1 \"tmasim_wrapper_st_volatile_shared_b32.cu\"\n__device__ "
                                             "__forceinline__ void st_volatile_shared_b32(") != std::string::npos);

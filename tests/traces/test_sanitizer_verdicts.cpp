@@ -88,6 +88,12 @@ TEST_CASE("compare_hazards: an access that may be one of several ops matches a m
     CHECK(odd[1].kind == HazardVerdict::Kind::sanitizer_only);
 }
 
+TEST_CASE("compare_hazards: a finding in the executor's own code is not compared", "[traces][sanitizer]") {
+    Diagnostic executor = finding("barrier", "?", -1);
+    executor.detail["executor_code"] = "1";
+    CHECK(compare_hazards({}, sanitized_run({executor}), {}).empty());
+}
+
 TEST_CASE("compare_hazards: a class racecheck can see but did not report is model-only, said so",
           "[traces][sanitizer]") {
     const std::vector<HazardVerdict> v = compare_hazards({hazard("race.shared_war", 3)}, sanitized_run({}), {});
