@@ -56,6 +56,12 @@ void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostr
     out << fmt::format("{} scenarios: {} agree, {} disagree, {} skipped", rows.size(), agree, disagree, skipped);
     if (errors > 0) out << fmt::format(", {} errors", errors);
     out << '\n';
+    // Under --sanitize: the hazards of every row, model against sanitizer (last line).
+    if (std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return r.sanitized; })) {
+        HazardCounts counts;
+        for (const BatchRow& r : rows) counts.add(r.hazards);
+        out << counts_line(counts) << '\n';
+    }
 }
 
 int batch_exit_code(const std::vector<BatchRow>& rows) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/run_json.h"
+#include "cli/sanitize_run.h"
 #include "device/device_unavailable.h"
 #include "scenarios/loader.h"
 #include "traces/trace_diff.h"
@@ -44,6 +46,16 @@ std::string trace_path(const std::string& dir, const std::string& rel) {
 // The run itself: a RunResult, or the row says why there is none.
 bool run_scenario(const Scenario& s, const BatchOptions& o, BatchRow& row, RunResult& result) {
     try {
+        if (!o.sanitize.empty()) {
+            SanitizedRun run = run_sanitized(s, o.device, o.sanitize, o.sanitizer);
+            result = std::move(run.result);
+            if (!o.output_dir.empty()) {
+                const std::string path = sanitizer_report_path(trace_path(o.output_dir, row.rel), o.sanitize);
+                fs::create_directories(fs::path(path).parent_path());
+                std::ofstream(path) << run.report;
+            }
+            return true;
+        }
         result = o.backend == "device" ? run_device_isolated(s, o.device) : run_model(s, o.model);
         return true;
     } catch (const device::DeviceUnavailable& e) {
@@ -76,6 +88,7 @@ void diff_against(const Scenario& s, const RunResult& result, const OpNames& nam
     const DiffReport report = device ? diff_traces(ref.result, result, options)
                                      : diff_traces(result, ref.result, options);
     row.memory = report.memory_match() ? "match" : "DIFFER";
+    if (row.sanitized && ref.result.provenance.backend == "model") row.hazards = report.hazards;
     row.timing_median = report.events.median;
     row.timing_p90 = report.events.p90;
     row.timing_paired = report.events.paired;
@@ -86,6 +99,18 @@ void diff_against(const Scenario& s, const RunResult& result, const OpNames& nam
         row.result = "FAIL";
         row.why = "final memory differs from " + ref_path + " (tmasim diff shows where)";
     }
+}
+
+// The scenario's `expect` as the model's verdict, when no model trace is at hand.
+std::vector<Diagnostic> expected_hazards(const Scenario& s) {
+    if (s.expect.outcome != Outcome::hazard) return {};
+    Diagnostic d;
+    d.outcome = Outcome::hazard;
+    d.rule = s.expect.rule;
+    for (const Op* op : s.all_ops())
+        if (!s.expect.op.empty() && (op->label == s.expect.op || "#" + std::to_string(op->id) == s.expect.op))
+            d.op = op->id;
+    return {d};
 }
 
 }  // namespace
@@ -126,6 +151,7 @@ std::vector<BatchInput> collect_scenarios(const std::vector<std::string>& args) 
 BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     BatchRow row;
     row.rel = input.rel;
+    row.sanitized = !o.sanitize.empty();
     const auto start = std::chrono::steady_clock::now();
     auto finish = [&]() -> BatchRow {
         row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -154,6 +180,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     for (const std::string& note : check.notes) row.why += (row.why.empty() ? "" : "; ") + note;
 
     const OpNames names = op_names_of(s);
+    if (row.sanitized) row.hazards = compare_hazards(expected_hazards(s), result, names);
     try {
         if (!o.output_dir.empty()) {
             const std::string path = trace_path(o.output_dir, row.rel);
@@ -165,6 +192,14 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
         row.verdict = BatchRow::Verdict::error;
         row.result = "error";
         row.why = one_line(e.what());
+    }
+    for (const HazardVerdict& v : row.hazards) {
+        if (v.kind != HazardVerdict::Kind::sanitizer_only) continue;
+        if (row.verdict == BatchRow::Verdict::agree) {
+            row.verdict = BatchRow::Verdict::disagree;
+            row.result = "FAIL";
+        }
+        row.why += (row.why.empty() ? "" : "; ") + std::string("sanitizer only (a model gap): ") + v.why;
     }
     return finish();
 }

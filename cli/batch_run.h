@@ -20,6 +20,7 @@
 
 #include "device/run_device.h"
 #include "model/run/run_model.h"
+#include "traces/sanitizer_verdicts.h"
 
 namespace tmasim::cli {
 
@@ -31,6 +32,8 @@ struct BatchOptions {
     DeviceOptions device;
     bool quiet = false;      // no progress lines, only the table
     bool json = false;       // stdout: one JSON document (run_json.h); progress lines go to stderr
+    std::string sanitize;    // device: the compute-sanitizer tool each run goes under ("": none)
+    std::string sanitizer;   // its path (find_compute_sanitizer)
 };
 
 // One scenario file and the name its trace gets: the path relative to the directory
@@ -59,6 +62,11 @@ struct BatchRow {
     std::string memory;          // "match", "DIFFER", "no reference"
     double timing_median = 0, timing_p90 = 0;
     size_t timing_paired = 0;
+    // --sanitize only: the model's hazards (the reference trace's with --diff-against when it
+    // is the model's, else the scenario's `expect`) against the sanitizer's, per hazard. A
+    // sanitizer-only hazard makes the row disagree: the model missed it.
+    bool sanitized = false;
+    std::vector<HazardVerdict> hazards;
 };
 
 BatchRow run_one(const BatchInput& input, const BatchOptions& options);
@@ -67,7 +75,8 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& options);
 // line "N scenarios: A agree, B disagree, C skipped"; returns the exit code.
 int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& options);
 
-// The table and the final line (exposed for tests).
+// The table and the final line, then with --sanitize the line
+// "agree: <n>, model-only: <n>, sanitizer-only: <n>" over every row's hazards (exposed for tests).
 void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostream& out);
 int batch_exit_code(const std::vector<BatchRow>& rows);
 

@@ -2,6 +2,7 @@
 // tmasim run DIR_OR_FILES... --backend model|device [-o DIR] [--diff-against DIR]: batch
 // mode (batch_run.h), for a directory, several files, or --diff-against.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -12,7 +13,9 @@
 #include "cli/ncu_run.h"
 #include "cli/output_path.h"
 #include "cli/run_json.h"
+#include "cli/sanitize_run.h"
 #include "cli/teaching.h"
+#include "device/device_unavailable.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/summary.h"
@@ -37,6 +40,8 @@ struct RunArgs {
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
+    std::string sanitize;       // device: run under compute-sanitizer with this tool (sanitize_run.h)
+    bool line_info = false;     // device: NVRTC -lineinfo (hidden; what --sanitize runs under the tool)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
                 *trace_opt = nullptr, *max_work_opt = nullptr;
@@ -49,6 +54,8 @@ void reject_foreign_options(const RunArgs& a) {
             throw std::invalid_argument(std::string(name) + " applies to the " + backend +
                                         " backend only, not --backend " + a.backend);
     };
+    if (a.backend != "device" && !a.sanitize.empty())
+        throw std::invalid_argument("--sanitize applies to the device backend only, not --backend " + a.backend);
     if (a.backend == "device") {
         reject(a.arch_opt, "--arch", "model");
         reject(a.seed_opt, "--seed", "model");
@@ -91,6 +98,12 @@ int run_many(const RunArgs& a) {
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
     o.device.trace = trace_level_of(a);
+    o.device.line_info = a.line_info;
+    o.sanitize = a.sanitize;
+    if (!o.sanitize.empty()) {
+        o.sanitizer = find_compute_sanitizer();
+        if (a.watchdog_opt->count() == 0) o.device.watchdog_seconds = kSanitizerWatchdogSeconds;
+    }
     o.quiet = a.quiet;
     o.json = a.json;
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
@@ -114,6 +127,9 @@ int run_with_ncu(const RunArgs& a) {
 int run(RunArgs& a) {
     reject_foreign_options(a);
     if (a.json && a.ncu) throw std::invalid_argument("--json does not apply to --ncu (ncu prints its own report)");
+    if (!a.sanitize.empty() && (a.ncu || a.no_isolation))
+        throw std::invalid_argument("--sanitize runs the scenario under compute-sanitizer; it does not combine with " +
+                                    std::string(a.ncu ? "--ncu" : "--no-isolation"));
     if (is_batch(a)) {
         if (a.ncu) throw std::invalid_argument("--ncu profiles one scenario, not a batch");
         return run_many(a);
@@ -131,7 +147,24 @@ int run(RunArgs& a) {
         opt.watchdog_seconds = a.watchdog;
         opt.cache_dir = a.cache_dir;
         opt.trace = trace_level_of(a);
-        result = a.no_isolation ? run_device(scenario, opt) : run_device_isolated(scenario, opt);
+        opt.line_info = a.line_info;
+        if (!a.sanitize.empty()) {
+            if (a.watchdog_opt->count() == 0) opt.watchdog_seconds = kSanitizerWatchdogSeconds;
+            SanitizedRun sanitized = run_sanitized(scenario, opt, a.sanitize, find_compute_sanitizer());
+            result = std::move(sanitized.result);
+            if (!a.output.empty())
+                std::ofstream(sanitizer_report_path(a.output, a.sanitize)) << sanitized.report;
+        } else if (a.no_isolation) {
+            try {
+                result = run_device(scenario, opt);
+            } catch (const device::DeviceUnavailable& e) {
+                // The line run_sanitized reads to tell "not here" (skipped) from an error.
+                std::cerr << kDeviceUnavailablePrefix << e.what() << '\n';
+                return kBadInput;
+            }
+        } else {
+            result = run_device_isolated(scenario, opt);
+        }
     } else {
         ModelOptions opt;
         opt.arch = a.arch;
@@ -217,6 +250,14 @@ void add_run_command(CLI::App& app, Action& action) {
                   "the shared-memory bank-conflict and wavefront counters of its kernel");
     sub->add_flag("--no-isolation", a->no_isolation, "Device: run in this process (what --ncu uses)")
         ->group("");  // hidden: a fault here kills the CLI
+    sub->add_option("--sanitize", a->sanitize,
+                    "Device: run under NVIDIA compute-sanitizer with this tool; its findings become diagnostics "
+                    "naming the scenario's ops, compared per hazard with the model's (docs/semantics.md H40). "
+                    "With -o, the tool's report is kept next to each trace (T.<tool>.txt). Default watchdog "
+                    "under it: 10 s")
+        ->check(CLI::IsMember({"racecheck", "synccheck", "memcheck", "initcheck"}));
+    sub->add_flag("--line-info", a->line_info, "Device: compile with NVRTC -lineinfo (what --sanitize runs)")
+        ->group("");
     sub->footer("Exit codes: 0 the outcome matches `expect`; 1 it does not; 2 bad input or the run could not "
                 "be done (e.g. no CUDA driver). Device runs happen in a child process, so a crash is "
                 "reported as outcome fault and a run past watchdog + 60 s as hang.\n"

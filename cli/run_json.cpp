@@ -61,6 +61,13 @@ OrderedJson batch_json(const std::vector<BatchRow>& rows, const BatchOptions& op
             row["timing"] = {{"paired", r.timing_paired}, {"median_rel_err", r.timing_median},
                              {"p90_rel_err", r.timing_p90}};
         }
+        if (r.sanitized) {
+            OrderedJson hazards = OrderedJson::array();
+            for (const HazardVerdict& v : r.hazards)
+                hazards.push_back({{"verdict", to_string(v.kind)}, {"rule", v.rule}, {"op", v.op},
+                                   {"where", v.where}, {"why", v.why}});
+            row["hazards"] = std::move(hazards);
+        }
         list.push_back(std::move(row));
     }
     j["scenarios"] = std::move(list);

@@ -129,6 +129,10 @@ void print_teaching(const Scenario& s, const RunResult& r, std::ostream& out) {
         labelled(out, "rule", rule_line);
         const std::string where = op_where(s, d.op);
         if (!where.empty()) labelled(out, "at", where);
+        if (d.rule.rfind("sanitizer.", 0) == 0) {  // compute-sanitizer's finding, not a model rule
+            labelled(out, "see", "docs/semantics.md H40 (what compute-sanitizer confirms, and what it cannot see)");
+            continue;
+        }
         if (help) {
             labelled(out, "why", help->why);
             labelled(out, "fix", fix_for(s, d, *help));

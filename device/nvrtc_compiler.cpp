@@ -7,12 +7,14 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <vector>
 #include <system_error>
 
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "device/sanitizer_ops.h"
 #include "scenarios/values.h"
 
 namespace tmasim::device {
@@ -81,11 +83,12 @@ std::string program_log(nvrtcProgram prog) {
 }  // namespace
 
 CompileResult compile_cuda(const std::string& source, const std::string& target,
-                           const std::string& cache_dir) {
+                           const std::string& cache_dir, bool line_info) {
     CompileResult r;
     const std::string dir = resolve_cache_dir(cache_dir);
     if (!dir.empty()) {
-        const std::string keyed = source + '\n' + target + '\n' + nvrtc_version();
+        const std::string keyed =
+            source + '\n' + target + '\n' + nvrtc_version() + (line_info ? "\n-lineinfo" : "");
         r.cache_file = (fs::path(dir) / (fnv1a64_hex(keyed.data(), keyed.size()) + ".cubin")).string();
         if (read_file(r.cache_file, r.cubin) && !r.cubin.empty()) {
             r.ok = true;
@@ -96,7 +99,7 @@ CompileResult compile_cuda(const std::string& source, const std::string& target,
     }
 
     std::unique_ptr<nvrtcProgram, ProgramDeleter> prog(new nvrtcProgram{});
-    nvrtcResult rc = nvrtcCreateProgram(prog.get(), source.c_str(), "tmasim_scenario.cu", 0,
+    nvrtcResult rc = nvrtcCreateProgram(prog.get(), source.c_str(), kKernelSourceName, 0,
                                         nullptr, nullptr);
     if (rc != NVRTC_SUCCESS) {
         delete prog.release();
@@ -105,8 +108,9 @@ CompileResult compile_cuda(const std::string& source, const std::string& target,
     }
     const std::string arch = "-arch=" + target;
     // --fmad=false: float compute must round once per operation, like the model.
-    const char* options[] = {arch.c_str(), "--fmad=false", "-std=c++17", "-default-device"};
-    rc = nvrtcCompileProgram(*prog, static_cast<int>(std::size(options)), options);
+    std::vector<const char*> options = {arch.c_str(), "--fmad=false", "-std=c++17", "-default-device"};
+    if (line_info) options.push_back("-lineinfo");
+    rc = nvrtcCompileProgram(*prog, static_cast<int>(options.size()), options.data());
     r.log = program_log(*prog);
     if (rc != NVRTC_SUCCESS) {
         r.log = fmt::format("NVRTC failed for {} ({}):\n{}", target, nvrtcGetErrorString(rc), r.log);

@@ -18,10 +18,11 @@ struct CompileResult {
 // "13.0"
 std::string nvrtc_version();
 
-// Options: -arch=<target> --fmad=false -std=c++17 -default-device.
+// Options: -arch=<target> --fmad=false -std=c++17 -default-device, and -lineinfo with
+// line_info (source lines for compute-sanitizer's reports; the code is the same).
 // cache_dir: "" means $TMASIM_CACHE_DIR, else ~/.cache/tmasim; "-" disables the cache.
 CompileResult compile_cuda(const std::string& source, const std::string& target,
-                           const std::string& cache_dir = "");
+                           const std::string& cache_dir = "", bool line_info = false);
 
 // The directory compile_cuda would use for `cache_dir` ("" when no cache is possible).
 std::string resolve_cache_dir(const std::string& cache_dir);

@@ -12,6 +12,7 @@
 #include "device/kernel_abi.h"
 #include "device/kernel_launch.h"
 #include "device/nvrtc_compiler.h"
+#include "device/sanitizer_ops.h"
 #include "device/trace_records.h"
 #include "scenarios/layout.h"
 #include "scenarios/values.h"
@@ -124,7 +125,8 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
     const std::string source = generate_kernel_source(s, options.trace);
-    const CompileResult compiled = compile_cuda(source, target, options.cache_dir);
+    const CompileResult compiled = compile_cuda(options.line_info ? with_line_directives(source) : source, target,
+                                                options.cache_dir, options.line_info);
     if (!compiled.ok)
         throw std::runtime_error("device: the generated kernel did not compile:\n" + compiled.log);
 
@@ -138,6 +140,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     p.extra = {{"sm", target}, {"nvrtc", nvrtc_version()},
                {"watchdog_s", seconds_text(options.watchdog_seconds)},
                {"trace_level", to_string(options.trace)}};
+    if (options.line_info) p.extra["line_info"] = "1";
 
     KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace);
     launch.prepare(compiled.cubin);

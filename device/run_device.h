@@ -14,6 +14,7 @@ struct DeviceOptions {
     double watchdog_seconds = 1.0;  // an mbarrier wait longer than this is a hang
     std::string cache_dir;          // cubin cache; "" = $TMASIM_CACHE_DIR or ~/.cache/tmasim
     TraceLevel trace = TraceLevel::all;  // which ops the kernel times (trace_level.h)
+    bool line_info = false;         // NVRTC -lineinfo: what a compute-sanitizer run needs
 };
 
 // The provenance's `extra` says how the run was timed: `trace_level`, `kernel_time_ns` (CUDA

@@ -40,18 +40,21 @@ std::string arch_config_for_gpu(const std::string& gpu) {
 }
 
 void classify_races(const RunResult& a, const RunResult& b, const OpNames& names, DiffReport& report) {
-    const RunResult* model = nullptr;
-    if (is_model(a.provenance) && !is_model(b.provenance) && a.outcome == Outcome::hazard && b.outcome == Outcome::ok)
-        model = &a;
-    if (is_model(b.provenance) && !is_model(a.provenance) && b.outcome == Outcome::hazard && a.outcome == Outcome::ok)
-        model = &b;
-    if (!model) return;
+    const RunResult* model = is_model(a.provenance) && !is_model(b.provenance)   ? &a
+                             : is_model(b.provenance) && !is_model(a.provenance) ? &b
+                                                                                 : nullptr;
+    const RunResult* device = model == &a ? &b : &a;
+    if (model && !sanitizer_tool(*device).empty()) report.hazards = compare_hazards(model->diagnostics, *device, names);
+    // A sanitizer's hazard shows the race the model predicts: its bytes may differ too.
+    const bool confirmed = model && model->outcome == Outcome::hazard && device->outcome == Outcome::hazard &&
+                           !report.hazards.empty();
+    if (!model || model->outcome != Outcome::hazard || (device->outcome != Outcome::ok && !confirmed)) return;
 
     std::set<std::string> seen, shared_raced, global_raced;
     for (const Diagnostic& d : model->diagnostics) {
         if (d.outcome != Outcome::hazard) continue;
         const std::string text = (d.rule.empty() ? "hazard" : d.rule) + " at " + op_text(d, names);
-        if (seen.insert(text).second) report.races_not_observed.push_back(text);
+        if (device->outcome == Outcome::ok && seen.insert(text).second) report.races_not_observed.push_back(text);
         if (auto it = d.detail.find("buffer"); it != d.detail.end()) shared_raced.insert(buffer_base(it->second));
         if (auto it = d.detail.find("tensor"); it != d.detail.end()) global_raced.insert(it->second);
     }

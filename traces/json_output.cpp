@@ -164,6 +164,11 @@ OrderedJson diff_json(const DiffReport& r) {
     outcome["match"] = r.outcome_match();
     outcome["agree"] = r.outcome_agrees();
     outcome["races_not_observed"] = r.races_not_observed;
+    OrderedJson hazards = OrderedJson::array();
+    for (const HazardVerdict& v : r.hazards)
+        hazards.push_back({{"verdict", to_string(v.kind)}, {"rule", v.rule}, {"op", v.op}, {"where", v.where},
+                           {"why", v.why}});
+    outcome["hazards"] = std::move(hazards);
     j["outcome"] = std::move(outcome);
     OrderedJson memory = OrderedJson::array();
     for (const MemoryDiff& m : r.memory) memory.push_back(memory_diff_json(m));

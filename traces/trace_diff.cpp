@@ -160,6 +160,12 @@ std::string to_string(MemoryDiff::Status s) {
     return "?";
 }
 
+bool DiffReport::sanitizer_only() const {
+    for (const HazardVerdict& v : hazards)
+        if (v.kind == HazardVerdict::Kind::sanitizer_only) return true;
+    return false;
+}
+
 bool DiffReport::memory_match() const {
     return std::none_of(memory.begin(), memory.end(), [](const MemoryDiff& m) { return m.is_mismatch; });
 }

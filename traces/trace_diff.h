@@ -8,6 +8,7 @@
 
 #include "scenarios/run_result.h"
 #include "traces/diff_bytes.h"
+#include "traces/sanitizer_verdicts.h"
 #include "traces/trace_writer.h"
 
 namespace tmasim {
@@ -83,6 +84,10 @@ struct DiffReport {
     // show on a GPU, so this is no outcome mismatch. "proxy.generic_to_async at #8 tma.store
     // (store)", one per distinct rule and op. Empty otherwise.
     std::vector<std::string> races_not_observed;
+    // A model run against a device run made under compute-sanitizer: one verdict per hazard
+    // (traces/sanitizer_verdicts.h). A sanitizer-only hazard is a model gap: no agreement.
+    std::vector<HazardVerdict> hazards;
+    bool sanitizer_only() const;
     // Non-empty when the model's arch config is not the other run's GPU ("h100-sxm" model
     // against an NVIDIA H200): the timing then compares two different GPUs.
     std::string arch_warning;
@@ -95,7 +100,7 @@ struct DiffReport {
 
     bool outcome_match() const { return outcome_a == outcome_b; }
     // The outcomes match, or the only difference is a race the hardware did not show.
-    bool outcome_agrees() const { return outcome_match() || !races_not_observed.empty(); }
+    bool outcome_agrees() const { return (outcome_match() || !races_not_observed.empty()) && !sanitizer_only(); }
     bool memory_match() const;
     bool functional_match() const { return outcome_agrees() && memory_match(); }
     // Timing rows over the tolerance: event times plus durations, as the table stars them.

@@ -149,6 +149,20 @@ void print_timing(const DiffReport& r, std::ostream& out) {
                        r.unpaired_a, r.unpaired_b, r.model_only_skipped);
 }
 
+// One line per hazard of a model run against a compute-sanitizer run, then the counts.
+void print_hazard_verdicts(const DiffReport& r, std::ostream& out) {
+    if (r.hazards.empty()) return;
+    HazardCounts counts;
+    counts.add(r.hazards);
+    out << "HAZARDS (model vs compute-sanitizer): " << counts_line(counts) << '\n';
+    for (const HazardVerdict& v : r.hazards) {
+        const char* head = v.kind == HazardVerdict::Kind::agree        ? "agree, both found it"
+                           : v.kind == HazardVerdict::Kind::model_only ? "model only"
+                                                                       : "SANITIZER ONLY (a model gap)";
+        out << "  " << head << ": " << v.where << ": " << v.why << '\n';
+    }
+}
+
 }  // namespace
 
 void print_diff(const DiffReport& r, std::ostream& out) {
@@ -168,6 +182,7 @@ void print_diff(const DiffReport& r, std::ostream& out) {
     } else
         out << "OUTCOME: MISMATCH: A " << outcome_text(r.outcome_a, r.why_a) << ", B "
             << outcome_text(r.outcome_b, r.why_b) << '\n';
+    print_hazard_verdicts(r, out);
     print_memory(r, out);
     print_timing(r, out);
     if (!r.races_not_observed.empty() && !r.memory_match())

@@ -18,11 +18,12 @@ _tmasim() {
         --compile) COMPREPLY=($(compgen -W "sm_90a sm_100a" -- "$cur")); return ;;
         --align) COMPREPLY=($(compgen -W "first-op" -- "$cur")); return ;;
         --trace) COMPREPLY=($(compgen -W "all waits none" -- "$cur")); return ;;
+        --sanitize) COMPREPLY=($(compgen -W "racecheck synccheck memcheck initcheck" -- "$cur")); return ;;
         --output|-o|--diff-against|--cache-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local opts=""
     case "$sub" in
-        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --ncu --json --trace" ;;
+        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --ncu --json --trace --sanitize" ;;
         diff) opts="--align --json" ;;
         export|report) opts="--output" ;;
         codegen) opts="--compile" ;;

@@ -20,7 +20,7 @@ RunResult run_device(const Scenario&, const DeviceOptions&) { not_built(); }
 
 namespace device {
 std::string nvrtc_version() { return "not built"; }
-CompileResult compile_cuda(const std::string&, const std::string&, const std::string&) { not_built(); }
+CompileResult compile_cuda(const std::string&, const std::string&, const std::string&, bool) { not_built(); }
 std::string resolve_cache_dir(const std::string&) { return ""; }
 int run_executor_overhead(const BenchOptions&, std::ostream&) { not_built(); }
 std::vector<std::string> bench_case_names() { return {}; }

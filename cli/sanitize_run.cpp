@@ -1,0 +1,213 @@
+#include "cli/sanitize_run.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "device/codegen.h"
+#include "device/device_unavailable.h"
+#include "device/sanitizer_ops.h"
+#include "device/sanitizer_report.h"
+#include "traces/trace_reader.h"
+
+namespace tmasim::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// The tool's own start and its instrumentation of a short kernel: seconds beyond the watchdog.
+constexpr double kSanitizerGraceSeconds = 300.0;
+
+bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+
+std::string self_path() {
+    std::error_code ec;
+    const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw std::runtime_error("--sanitize: cannot find the tmasim binary: " + ec.message());
+    return p.string();
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = "/tmp/tmasim-sanitize-XXXXXX";
+        if (!mkdtemp(tmpl.data())) throw std::runtime_error(std::string("--sanitize: mkdtemp: ") + strerror(errno));
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path_, ignored);
+    }
+    std::string file(const char* name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+// Runs argv with stdout and stderr into `output`; -1 when it outlived `limit_s` (killed).
+int spawn_logged(const std::vector<std::string>& args, const std::string& output, double limit_s) {
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("--sanitize: fork: ") + strerror(errno));
+    if (pid == 0) {
+        const int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+        }
+        execv(argv[0], argv.data());
+        std::fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+    int status = 0;
+    for (;;) {
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("--sanitize: waitpid: ") + strerror(errno));
+        if (std::chrono::steady_clock::now() >= deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return -1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+RunResult no_trace_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg) {
+    RunResult r;
+    r.provenance.backend = "device";
+    r.provenance.tool_version = TMASIM_VERSION;
+    r.provenance.scenario = s.name;
+    r.provenance.scenario_file = s.file;
+    r.provenance.scenario_hash = s.content_hash;
+    r.outcome = outcome;
+    Diagnostic d;
+    d.outcome = outcome;
+    d.rule = rule;
+    d.message = msg;
+    r.diagnostics.push_back(d);
+    return r;
+}
+
+std::string last_lines(const std::string& text, size_t n) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);)
+        if (!l.empty()) lines.push_back(l);
+    std::string out;
+    for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += (out.empty() ? "" : "; ") + lines[i];
+    return out;
+}
+
+}  // namespace
+
+std::string find_compute_sanitizer() {
+    if (const char* env = std::getenv("TMASIM_COMPUTE_SANITIZER"); env && *env) {
+        if (!executable(env))
+            throw std::invalid_argument(std::string("--sanitize: TMASIM_COMPUTE_SANITIZER=") + env +
+                                        " is not an executable file");
+        return env;
+    }
+    if (const char* path = std::getenv("PATH")) {
+        std::stringstream dirs(path);
+        for (std::string dir; std::getline(dirs, dir, ':');)
+            if (!dir.empty() && executable(dir + "/compute-sanitizer")) return dir + "/compute-sanitizer";
+    }
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home) {
+        const std::string candidate = std::string(home) + "/bin/compute-sanitizer";
+        if (executable(candidate)) return candidate;
+    }
+    if (executable("/usr/local/cuda/bin/compute-sanitizer")) return "/usr/local/cuda/bin/compute-sanitizer";
+    throw std::invalid_argument("--sanitize: compute-sanitizer not found (looked on PATH, in $CUDA_HOME/bin and "
+                                "/usr/local/cuda/bin); install the CUDA toolkit's compute-sanitizer or set "
+                                "TMASIM_COMPUTE_SANITIZER");
+}
+
+std::string sanitizer_report_path(const std::string& trace_path, const std::string& tool) {
+    fs::path p(trace_path);
+    if (p.extension() == ".jsonl") p.replace_extension();
+    return p.string() + "." + tool + ".txt";
+}
+
+SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, const std::string& tool,
+                           const std::string& sanitizer) {
+    TempDir dir;
+    const std::string trace = dir.file("trace.jsonl"), log = dir.file("report.txt"), output = dir.file("output.txt");
+    // Hazard records name the threads, analysis records every location and the hazard count:
+    // `all` gives both. Racecheck writes a record per byte: the print limit keeps a report of
+    // 32768 hazards to a few hundred records (a few of them name the threads well enough).
+    std::vector<std::string> args = {sanitizer, "--tool", tool, "--log-file", log, "--print-limit", "300",
+                                     "--show-backtrace", "no"};
+    if (tool == "racecheck") args.insert(args.end(), {"--racecheck-report", "all"});
+    args.insert(args.end(), {self_path(), "run", s.file, "--backend", "device", "--no-isolation", "--line-info",
+                             "--quiet", "--watchdog", fmt::format("{}", options.watchdog_seconds), "--trace",
+                             to_string(options.trace), "--output", trace});
+    if (!options.cache_dir.empty()) args.insert(args.end(), {"--cache-dir", options.cache_dir});
+
+    const double limit_s = options.watchdog_seconds + kSanitizerGraceSeconds;
+    const int code = spawn_logged(args, output, limit_s);
+    SanitizedRun run;
+    run.report = slurp(log);
+    if (code < 0) {
+        run.result = no_trace_result(s, Outcome::hang, "device.wall_clock_limit",
+                                     fmt::format("the run under compute-sanitizer {} did not finish within {:.0f} s; "
+                                                 "its process was killed",
+                                                 tool, limit_s));
+    } else if (fs::exists(trace)) {
+        run.result = read_trace(trace);
+    } else if (code == 2 || code == 127) {
+        // No run happened (no GPU, a kernel that does not build, the tool did not start).
+        const std::string text = slurp(output);
+        if (const size_t at = text.find(kDeviceUnavailablePrefix); at != std::string::npos) {
+            const size_t from = at + std::string(kDeviceUnavailablePrefix).size();
+            throw device::DeviceUnavailable(text.substr(from, text.find('\n', from) - from));
+        }
+        throw std::runtime_error("--sanitize " + tool + ": no run: " + last_lines(text, 3));
+    } else {
+        run.result = no_trace_result(s, Outcome::fault, "device.process_exit",
+                                     fmt::format("the device run under compute-sanitizer {} wrote no trace (exit {})",
+                                                 tool, code));
+    }
+
+    const device::SanitizerReport report = device::parse_sanitizer_report(run.report);
+    const device::KernelLineMap lines(device::generate_kernel_source(s, options.trace));
+    const std::vector<Diagnostic> found = device::sanitizer_diagnostics(report, tool, lines, s);
+    RunResult& r = run.result;
+    r.provenance.extra["sanitizer"] = tool;
+    r.provenance.extra["sanitizer_findings"] = std::to_string(report.findings.size());
+    if (report.has_summary) r.provenance.extra["sanitizer_summary"] = std::to_string(report.summary_count);
+    // The executor's own code (its final barrier after a watchdog exit, say) gives no outcome.
+    for (const Diagnostic& d : found)
+        if (r.outcome == Outcome::ok && d.detail.count("executor_code") == 0) r.outcome = d.outcome;
+    r.diagnostics.insert(r.diagnostics.end(), found.begin(), found.end());
+    return run;
+}
+
+}  // namespace tmasim::cli

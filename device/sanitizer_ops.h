@@ -1,0 +1,68 @@
+#pragma once
+// From a compute-sanitizer report to trace diagnostics that name the scenario's ops.
+//
+// A sanitized run compiles the kernel with NVRTC's -lineinfo and #line directives
+// (with_line_directives): the kernel itself is file `tmasim_kernel.cu` from its
+// `extern "C" __global__` line, which is line 1, and every device function above it (the PTX
+// wrappers, the tracer) is its own file `tmasim_wrapper_<name>.cu`. So report lines do not
+// move when a wrapper is added above the kernel. The generator opens every op's code with
+// the comment "// op <id>: <kind> by <threads>" (kernel_writer.cpp) and closes the last one
+// with "// Every op done": a kernel line belongs to the op whose comment precedes it.
+// The shared-memory accesses sit in inlined wrappers, and NVRTC's line table gives their
+// own line with the call site as `inlined_at`; a tool that prints the inner location names
+// a wrapper. Such a location maps to the one op whose code calls that wrapper (directly or
+// through other wrappers); to several candidates when more ops call it; else the report's
+// "Device Frame:" lines, where the tool prints the callers of inlined code, are tried.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "device/sanitizer_report.h"
+#include "scenarios/ir.h"
+#include "scenarios/run_result.h"
+
+namespace tmasim::device {
+
+// The name NVRTC compiles the generated source under, and the file names the #line
+// directives give its parts: the kernel, and "tmasim_wrapper_<name>.cu" per device function.
+extern const char* const kKernelSourceName;
+extern const char* const kKernelFileName;
+
+// The generated source with the #line directives (the code is unchanged).
+std::string with_line_directives(const std::string& kernel_source);
+
+class KernelLineMap {
+public:
+    explicit KernelLineMap(const std::string& kernel_source);
+    // The op whose code holds this line of `tmasim_kernel.cu` (1: the kernel's first line);
+    // -1 for none.
+    int op_at(int line) const;
+    // The ops a reported access may be: one for a kernel line, or for a wrapper only one op
+    // calls; several for a wrapper more ops call (when no device frame is in an op); none.
+    std::vector<int> ops_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
+    // ops_of's op when it is one, else -1.
+    int op_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const;
+    // A location in the executor's own code: a kernel line outside every op (the prologue,
+    // the final barrier and shared-memory dump), or a wrapper no op calls.
+    bool in_executor_code(const SanitizerLocation& at) const;
+
+private:
+    std::vector<int> op_of_line_;                              // index: kernel line - 1
+    std::map<std::string, std::set<int>> ops_calling_;         // wrapper name -> ops
+    std::set<std::string> wrappers_;                           // every device function above the kernel
+    std::string wrapper_named(const SanitizerLocation& at) const;
+};
+
+// One diagnostic per distinct (kind, hazard type, ops involved): rule
+// `sanitizer.<tool>.<raw|war|waw|race|barrier|access|uninitialized|other>`, outcome fault
+// for memcheck's invalid accesses and hazard for everything else, `op` the later access's op
+// (-1 when unmapped), and `detail` with `tool`, `ops` (every access's op id in report order,
+// "?" where unmapped), `threads` (the first record's threads, "(x,y,z)"), `blocks`,
+// `records` (how many records were merged), `hazards` (analysis mode's counts, summed),
+// `lines` (the kernel lines reported) and `address`; `executor_code` = "1" when every access
+// is in the executor's own code (no scenario op: not compared with the model, no outcome).
+std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, const std::string& tool,
+                                              const KernelLineMap& lines, const Scenario& scenario);
+
+}  // namespace tmasim::device

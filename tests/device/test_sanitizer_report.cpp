@@ -1,0 +1,245 @@
+// compute-sanitizer's reports read into findings, and their kernel lines mapped to the
+// scenario's ops, on reports kept in files (hand-written samples in
+// tests/device/sanitizer_reports/, recordings under traces/recorded/<gpu>/sanitizer/reports/).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "device/codegen.h"
+#include "device/nvrtc_compiler.h"
+#include "device/sanitizer_ops.h"
+#include "device/sanitizer_report.h"
+#include "scenarios/loader.h"
+
+using namespace tmasim;
+using namespace tmasim::device;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const fs::path kSource = TMASIM_SOURCE_DIR;
+
+// "hand_written.races.shared_raw_no_barrier.racecheck.txt" -> races/shared_raw_no_barrier.yaml;
+// "<gpu>/sanitizer/reports/races/shared_raw_no_barrier.racecheck.txt" likewise.
+fs::path scenario_of(const fs::path& report) {
+    std::string name = report.filename().string();
+    name = name.substr(0, name.find(".racecheck.txt"));
+    if (name.rfind("hand_written.", 0) == 0) {
+        name = name.substr(std::string("hand_written.").size());
+        std::replace(name.begin(), name.end(), '.', '/');
+        return kSource / "scenarios/catalog" / (name + ".yaml");
+    }
+    fs::path dir = report.parent_path();
+    std::vector<std::string> parts;
+    while (dir.filename() != "reports" && dir.has_relative_path()) {
+        parts.insert(parts.begin(), dir.filename().string());
+        dir = dir.parent_path();
+    }
+    fs::path out = kSource / "scenarios/catalog";
+    for (const std::string& p : parts) out /= p;
+    return out / (name + ".yaml");
+}
+
+std::vector<fs::path> racecheck_reports() {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(kSource / "tests/device/sanitizer_reports"))
+        if (e.path().string().find(".racecheck.txt") != std::string::npos) found.push_back(e.path());
+    for (const auto& gpu : fs::directory_iterator(kSource / "traces/recorded")) {
+        const fs::path reports = gpu.path() / "sanitizer" / "reports";
+        if (!fs::is_directory(reports)) continue;
+        for (const auto& e : fs::recursive_directory_iterator(reports))
+            if (e.path().string().find(".racecheck.txt") != std::string::npos) found.push_back(e.path());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("racecheck's hazard and analysis records are read with threads, blocks and lines", "[sanitizer]") {
+    const SanitizerReport r = parse_sanitizer_report(
+        slurp(kSource / "tests/device/sanitizer_reports/hand_written.races.shared_raw_no_barrier.racecheck.txt"));
+    REQUIRE(r.findings.size() == 5);
+    CHECK(r.has_summary);
+    CHECK(r.summary_count == 5);
+    const SanitizerFinding& h = r.findings[1];
+    CHECK(h.kind == SanitizerFinding::Kind::hazard);
+    CHECK(h.severity == "error");
+    CHECK(h.hazard == "RAW");
+    CHECK(h.address == "__shared__ 0x404");
+    CHECK(h.block == std::array<int, 3>{0, 0, 0});
+    REQUIRE(h.accesses.size() == 2);
+    CHECK(h.accesses[0].type == "Write");
+    CHECK(h.accesses[0].thread == std::array<int, 3>{1, 0, 0});
+    CHECK(h.accesses[0].at.function == "tmasim_scenario_kernel");
+    CHECK(h.accesses[0].at.pc == "0x5f0");
+    CHECK(h.accesses[0].at.file == "tmasim_kernel.cu");
+    CHECK(h.accesses[0].at.line == 42);
+    CHECK(h.accesses[1].type == "Read");
+    CHECK(h.accesses[1].thread == std::array<int, 3>{33, 0, 0});
+    CHECK(h.accesses[1].at.line == 60);
+    CHECK(r.findings[3].accesses.at(0).at.file == "tmasim_wrapper_st_volatile_shared_b32.cu");
+    const SanitizerFinding& race = r.findings[4];
+    CHECK(race.kind == SanitizerFinding::Kind::race);
+    REQUIRE(race.accesses.size() == 2);
+    CHECK(race.accesses[1].hazards == 128);
+    CHECK(race.accesses[1].thread[0] == -1);
+}
+
+TEST_CASE("the other tools' reports and the older location spelling are read", "[sanitizer]") {
+    const SanitizerReport r = parse_sanitizer_report(
+        "========= COMPUTE-SANITIZER\n"
+        "program output that is not the tool's\n"
+        "========= Warning: (Warp Level Programming) Potential WAR hazard detected at __shared__ 0x3 in block (2, 0, 0) :\n"
+        "=========     Read Thread (31, 0, 0) at 0x00000170 in ./race.cu:4:test(int*, int*)\n"
+        "=========     Write Thread (0, 0, 0) at 0x000001a8 in ./race.cu:5:test(int*, int*)\n"
+        "=========\n"
+        "========= Barrier error detected. Divergent thread(s) in warp\n"
+        "=========     at k(int *, int)+0xf0 in divergence.cu:79\n"
+        "=========     by thread (37,0,0) in block (1,0,0)\n"
+        "=========\n"
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at k()+0x160 in tmasim_wrappers.cu:6\n"
+        "=========     by thread (0,0,0) in block (0,0,0)\n"
+        "=========     Address 0x7f6510c00001 is misaligned\n"
+        "=========     Device Frame: tmasim_scenario_kernel+0x30 in tmasim_kernel.cu:44\n"
+        "=========\n"
+        "========= Uninitialized __global__ memory read of size 4 bytes\n"
+        "=========     at k()+0x88\n"
+        "=========     by thread (5,0,0) in block (0,0,0)\n"
+        "========= ERROR SUMMARY: 3 errors\n");
+    REQUIRE(r.findings.size() == 4);
+    const SanitizerFinding& war = r.findings[0];
+    CHECK(war.severity == "warning");
+    CHECK(war.hazard == "WAR");
+    CHECK(war.block == std::array<int, 3>{2, 0, 0});
+    REQUIRE(war.accesses.size() == 2);
+    CHECK(war.accesses[0].at.pc == "0x00000170");
+    CHECK(war.accesses[0].at.file == "./race.cu");
+    CHECK(war.accesses[0].at.line == 4);
+    CHECK(war.accesses[0].at.function == "test(int*, int*)");
+    const SanitizerFinding& barrier = r.findings[1];
+    CHECK(barrier.kind == SanitizerFinding::Kind::barrier);
+    REQUIRE(barrier.accesses.size() == 1);
+    CHECK(barrier.accesses[0].thread == std::array<int, 3>{37, 0, 0});
+    CHECK(barrier.block == std::array<int, 3>{1, 0, 0});
+    CHECK(barrier.accesses[0].at.line == 79);
+    const SanitizerFinding& access = r.findings[2];
+    CHECK(access.kind == SanitizerFinding::Kind::access);
+    CHECK(access.accesses.at(0).type == "Write");
+    CHECK(access.address == "__global__ 0x7f6510c00001");
+    REQUIRE(access.frames.size() == 1);
+    CHECK(access.frames[0].line == 44);
+    CHECK(r.findings[3].kind == SanitizerFinding::Kind::uninitialized);
+    CHECK(r.findings[3].accesses.at(0).at.pc == "0x88");
+    CHECK(r.summary_count == 3);
+}
+
+TEST_CASE("numbers past int's range in a report read as unknown, not as an exception", "[sanitizer]") {
+    const SanitizerReport r = parse_sanitizer_report(
+        "========= Error: Potential RAW hazard detected at __shared__ 0x0 in block (99999999999,0,0) :\n"
+        "=========     Write Thread (0,0,0) at k+0x10 in tmasim_kernel.cu:123456789012\n"
+        "========= RACECHECK SUMMARY: 123456789012345678901 hazards displayed (1 error, 0 warnings)\n");
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].block[0] == -1);
+    CHECK(r.findings[0].accesses.at(0).at.line == -1);
+    CHECK(r.summary_count == -1);
+}
+
+TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines through device frames",
+          "[sanitizer]") {
+    const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());
+    const std::string source = generate_kernel_source(s);
+    const KernelLineMap map(source);
+    // Find the lines the way the sanitizer counts them: from the kernel's first line.
+    std::istringstream in(with_line_directives(source));
+    int kernel_line = 0, store_line = 0, load_line = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line == "#line 1 \"tmasim_kernel.cu\"") {
+            kernel_line = 1;
+            continue;
+        }
+        if (kernel_line == 0) continue;
+        if (line.find("st_volatile_shared_b32(addr") != std::string::npos) store_line = kernel_line;
+        if (line.find("ld_volatile_shared_b32(addr") != std::string::npos) load_line = kernel_line;
+        ++kernel_line;
+    }
+    REQUIRE(store_line > 0);
+    CHECK(map.op_at(store_line) == 0);
+    CHECK(map.op_at(load_line) == 2);
+    CHECK(map.op_at(1) == -1);  // the kernel's signature
+    CHECK(map.op_at(kernel_line + 5) == -1);
+    SanitizerLocation wrapper{"k", "0x10", "tmasim_wrappers.cu", load_line};
+    SanitizerLocation caller{"k", "0x10", "tmasim_kernel.cu", load_line};
+    CHECK(map.op_of(wrapper, {}) == -1);
+    CHECK(map.op_of(wrapper, {caller}) == 2);
+    // A wrapper's own line: its file names it; one op calls it, or several may.
+    CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_st_volatile_shared_b32.cu", 2}, {}) == 0);
+    CHECK(map.op_of({"ld_volatile_shared_b32+0x30", "0x30", "", 0}, {}) == 2);
+    CHECK(map.ops_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == std::vector<int>{0, 1, 2});
+    CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == -1);
+    // The executor's own code: kernel lines outside the ops, wrappers only it calls.
+    CHECK(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", 1}));
+    CHECK(map.in_executor_code({"k", "0x1", "tmasim_wrapper_barrier_sync_aligned_0.cu", 2}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", store_line}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", "tmasim_wrapper_st_volatile_shared_b32.cu", 2}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", "elsewhere.cu", 2}));
+    // The directives name each wrapper's file.
+    CHECK(with_line_directives(source).find("#line 1 \"tmasim_wrapper_st_volatile_shared_b32.cu\"\n__device__ "
+                                            "__forceinline__ void st_volatile_shared_b32(") != std::string::npos);
+}
+
+TEST_CASE("every racecheck report kept in the repository maps each access to a scenario op", "[sanitizer]") {
+    const std::vector<fs::path> reports = racecheck_reports();
+    REQUIRE(reports.size() >= 2);
+    for (const fs::path& path : reports) {
+        INFO(path.string());
+        const Scenario s = load_scenario_file(scenario_of(path).string());
+        const SanitizerReport report = parse_sanitizer_report(slurp(path));
+        CHECK(report.has_summary);
+        const KernelLineMap map(generate_kernel_source(s));
+        for (const SanitizerFinding& f : report.findings)
+            for (const SanitizerAccess& a : f.accesses) CHECK(map.op_of(a.at, f.frames) >= 0);
+        const std::vector<Diagnostic> diagnostics = sanitizer_diagnostics(report, "racecheck", map, s);
+        CHECK(diagnostics.size() <= report.findings.size());
+        for (const Diagnostic& d : diagnostics) CHECK(d.detail.at("ops").find('?') == std::string::npos);
+    }
+}
+
+TEST_CASE("the hand-written racecheck report becomes two diagnostics naming ops 0 and 2", "[sanitizer]") {
+    const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());
+    const SanitizerReport report = parse_sanitizer_report(
+        slurp(kSource / "tests/device/sanitizer_reports/hand_written.races.shared_raw_no_barrier.racecheck.txt"));
+    const std::vector<Diagnostic> d = sanitizer_diagnostics(report, "racecheck", KernelLineMap(generate_kernel_source(s)), s);
+    REQUIRE(d.size() == 2);
+    CHECK(d[0].rule == "sanitizer.racecheck.raw");
+    CHECK(d[0].outcome == Outcome::hazard);
+    CHECK(d[0].op == 2);
+    CHECK(d[0].detail.at("ops") == "0,2");
+    CHECK(d[0].detail.at("records") == "4");
+    CHECK(d[0].detail.at("threads") == "(0,0,0) (32,0,0)");
+    CHECK(d[0].message ==
+          "racecheck: RAW hazard on __shared__ 0x400: Write at #0 shared.store (produce) by thread (0,0,0) (warp 0 "
+          "lane 0), then Read at #2 shared.load (consume) by thread (32,0,0) (warp 1 lane 0) (4 records)");
+    CHECK(d[1].rule == "sanitizer.racecheck.race");
+    CHECK(d[1].detail.at("hazards") == "128");
+    CHECK(d[1].detail.at("ops") == "0,2");
+}
+
+TEST_CASE("the kernel with line directives compiles with -lineinfo", "[sanitizer]") {
+    const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());
+    const CompileResult r = compile_cuda(with_line_directives(generate_kernel_source(s)), "sm_90a", "-", true);
+    INFO(r.log);
+    CHECK(r.ok);
+    CHECK(!r.cubin.empty());
+}
