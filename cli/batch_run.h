@@ -31,6 +31,7 @@ struct BatchOptions {
     DeviceOptions device;
     bool quiet = false;      // no progress lines, only the table
     bool json = false;       // stdout: one JSON document (run_json.h); progress lines go to stderr
+    int jobs = 1;            // model: scenarios run at once, in child processes (batch_parallel.h)
 };
 
 // One scenario file and the name its trace gets: the path relative to the directory

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/batch_parallel.h"
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/device_child.h"
@@ -34,6 +35,7 @@ struct RunArgs {
     std::string cache_dir;
     std::string trace = "all";  // device: which ops the kernel times
     bool quiet = false;
+    int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
@@ -87,6 +89,7 @@ int run_many(const RunArgs& a) {
     o.device.trace = *parse_trace_level(a.trace);
     o.quiet = a.quiet;
     o.json = a.json;
+    o.jobs = a.jobs > 0 ? a.jobs : default_jobs();
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
         throw std::invalid_argument("--diff-against " + o.diff_dir + ": not a directory");
     return run_batch(collect_scenarios(a.paths), o);
@@ -199,6 +202,10 @@ void add_run_command(CLI::App& app, Action& action) {
                                    "hand; the trace has its time and each CTA's entry and exit)")
                        ->check(CLI::IsMember({"all", "waits", "none"}))
                        ->capture_default_str();
+    sub->add_option("--jobs,-j", a->jobs,
+                    "Batch mode, model: run this many scenarios at once, each in its own process; 0 (default): "
+                    "one per core. Rows and progress lines keep the -j 1 order")
+        ->check(CLI::NonNegativeNumber);
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
     sub->add_flag("--json", a->json,
                   "Print one JSON document on stdout instead of text (traces/FORMAT.md, JSON output); "
