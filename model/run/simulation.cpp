@@ -49,8 +49,8 @@ RunResult Simulation::run() {
     RunResult r;
     r.outcome = context_.log.outcome();
     r.diagnostics = context_.log.diagnostics();
-    r.events = context_.log.sorted_events();
-    r.memory = context_.global.images();
+    r.events = context_.log.take_sorted_events();
+    r.memory = context_.global.take_images();
     for (auto& c : ctas_)
         for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));
     for (auto& m : context_.snapshots.images()) r.memory.push_back(std::move(m));
