@@ -1,6 +1,7 @@
 #include "cli/batch_parallel.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,6 +157,17 @@ std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const Batc
         }
         return rows;
     }
+    // A worker that died leaves a pipe without reader: the write must fail with EPIPE (a lost
+    // row) rather than kill the batch with SIGPIPE.
+    struct IgnoreSigpipe {
+        struct sigaction old {};
+        IgnoreSigpipe() {
+            struct sigaction ignore {};
+            ignore.sa_handler = SIG_IGN;
+            ::sigaction(SIGPIPE, &ignore, &old);
+        }
+        ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &old, nullptr); }
+    } ignore_sigpipe;
     std::vector<Worker> workers;
     std::vector<bool> have(inputs.size(), false);
     size_t next = 0, reported = 0;
