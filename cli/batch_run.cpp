@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/batch_parallel.h"
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/run_json.h"
@@ -205,14 +206,13 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
 }
 
 int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
-    std::vector<BatchRow> rows;
     // With --json, stdout holds the document alone; progress goes to stderr.
     std::ostream& progress = o.json ? std::cerr : std::cout;
     std::set<std::string> skip_reasons_shown;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        rows.push_back(run_one(inputs[i], o));
-        const BatchRow& r = rows.back();
-        if (o.quiet) continue;
+    // The device's timings would suffer from runs sharing its GPU: there -j is 1.
+    const int jobs = o.backend == "device" ? 1 : o.jobs;
+    const std::vector<BatchRow> rows = run_rows(inputs, o, jobs, [&](size_t i, const BatchRow& r) {
+        if (o.quiet) return;
         progress << fmt::format("[{}/{}] {}: {} {} ({:.2f} s)\n", i + 1, inputs.size(), r.rel, r.got, r.result,
                                 r.wall_s);
         // One reason (no CUDA driver, say) skips every scenario alike: say it once.
@@ -220,7 +220,7 @@ int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
             r.verdict == BatchRow::Verdict::skipped && !skip_reasons_shown.insert(r.why).second;
         if (!r.why.empty() && !repeated_skip) progress << "        " << r.why << '\n';
         progress.flush();
-    }
+    });
     const int code = batch_exit_code(rows);
     if (o.json) {
         std::cout << dump_json(batch_json(rows, o, code)) << '\n';

@@ -34,6 +34,7 @@ struct BatchOptions {
     bool json = false;       // stdout: one JSON document (run_json.h); progress lines go to stderr
     std::string sanitize;    // device: the compute-sanitizer tool each run goes under ("": none)
     std::string sanitizer;   // its path (find_compute_sanitizer)
+    int jobs = 1;            // model: scenarios run at once, in child processes (batch_parallel.h)
 };
 
 // One scenario file and the name its trace gets: the path relative to the directory

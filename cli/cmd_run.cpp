@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/batch_parallel.h"
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/device_child.h"
@@ -37,6 +38,7 @@ struct RunArgs {
     std::string cache_dir;
     std::string trace;  // which ops are timed: device default all, model default none
     bool quiet = false;
+    int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
@@ -106,6 +108,7 @@ int run_many(const RunArgs& a) {
     }
     o.quiet = a.quiet;
     o.json = a.json;
+    o.jobs = a.jobs > 0 ? a.jobs : default_jobs();
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
         throw std::invalid_argument("--diff-against " + o.diff_dir + ": not a directory");
     return run_batch(collect_scenarios(a.paths), o);
@@ -241,6 +244,10 @@ void add_run_command(CLI::App& app, Action& action) {
                                    "(default none): predict the kernel the device would run at that level; none "
                                    "predicts it untraced, all is what to compare with a traced device run")
                        ->check(CLI::IsMember({"all", "waits", "none"}));
+    sub->add_option("--jobs,-j", a->jobs,
+                    "Batch mode, model: run this many scenarios at once, each in its own process; 0 (default): "
+                    "one per core. Rows and progress lines keep the -j 1 order")
+        ->check(CLI::NonNegativeNumber);
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
     sub->add_flag("--json", a->json,
                   "Print one JSON document on stdout instead of text (traces/FORMAT.md, JSON output); "

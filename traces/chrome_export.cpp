@@ -24,12 +24,16 @@ bool ends_span(EventKind k) { return k == EventKind::complete || k == EventKind:
 
 class ChromeBuilder {
 public:
-    ChromeBuilder(const RunResult& r, const OpNames& names, const WaitTargets* targets)
-        : r_(r), names_(names), targets_(targets) {
+    ChromeBuilder(const RunResult& r, const OpNames& names, const WaitTargets* targets, std::ostream& out)
+        : r_(r), names_(names), targets_(targets), out_(out) {
         us_per_cycle_ = r.provenance.sm_clock_mhz > 0 ? 1.0 / r.provenance.sm_clock_mhz : 1.0;
     }
 
-    Json build() {
+    // Writes the document: each trace event as it is made, so a million events never stand
+    // as one tree (a full-chip trace's took 10 GB). The bytes are those of dumping the
+    // whole {"traceEvents", "displayTimeUnit", "otherData"} object at once.
+    void build() {
+        out_ << R"({"traceEvents":[)";
         std::map<ExecId, const TraceEvent*> open;
         for (const TraceEvent* e : events_in_trace_order(r_)) {
             note_thread(*e);
@@ -46,16 +50,21 @@ public:
         }
         for (const auto& [id, e] : open) instant(*e);  // never finished (hang, fault)
         add_names();
-        append_chrome_links(r_, link_trace(r_, names_, targets_), names_, us_per_cycle_, events_);
-
-        Json doc;
-        doc["traceEvents"] = std::move(events_);
-        doc["displayTimeUnit"] = "ns";
-        doc["otherData"] = other_data();
-        return doc;
+        Json links = Json::array();
+        append_chrome_links(r_, link_trace(r_, names_, targets_), names_, us_per_cycle_, links);
+        for (const Json& j : links) emit(j);
+        out_ << R"(],"displayTimeUnit":"ns","otherData":)" << dump(other_data()) << '}';
     }
 
 private:
+    static std::string dump(const Json& j) {
+        return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+    }
+    void emit(const Json& j) {
+        if (emitted_++) out_ << ',';
+        out_ << dump(j);
+    }
+
     std::string label(const TraceEvent& e) const { return op_label(e, names_); }
 
     static const char* category(const TraceEvent& e) {
@@ -92,7 +101,7 @@ private:
         a["t_end_cycles"] = end.t;
         a["cycles"] = end.t - begin.t;
         j["args"] = std::move(a);
-        events_.push_back(std::move(j));
+        emit(std::move(j));
     }
 
     void instant(const TraceEvent& e) {
@@ -102,7 +111,7 @@ private:
         Json j = base(e, "i", name);
         j["s"] = "t";
         j["args"] = args(e);
-        events_.push_back(std::move(j));
+        emit(std::move(j));
     }
 
     void note_thread(const TraceEvent& e) { threads_.insert({e.cta, e.warp}); }
@@ -113,13 +122,13 @@ private:
         std::set<int> ctas;
         for (const auto& [cta, warp] : threads_) {
             ctas.insert(cta);
-            events_.push_back(chrome_meta("thread_name", chrome_pid(cta), chrome_tid(warp), "name",
+            emit(chrome_meta("thread_name", chrome_pid(cta), chrome_tid(warp), "name",
                                           "warp " + std::to_string(warp)));
-            events_.push_back(chrome_meta("thread_sort_index", chrome_pid(cta), chrome_tid(warp), "sort_index", warp));
+            emit(chrome_meta("thread_sort_index", chrome_pid(cta), chrome_tid(warp), "sort_index", warp));
         }
         for (int cta : ctas) {
-            events_.push_back(chrome_meta("process_name", chrome_pid(cta), 0, "name", "CTA " + std::to_string(cta)));
-            events_.push_back(chrome_meta("process_sort_index", chrome_pid(cta), 0, "sort_index", cta));
+            emit(chrome_meta("process_name", chrome_pid(cta), 0, "name", "CTA " + std::to_string(cta)));
+            emit(chrome_meta("process_sort_index", chrome_pid(cta), 0, "sort_index", cta));
         }
     }
 
@@ -149,7 +158,8 @@ private:
     const OpNames& names_;
     const WaitTargets* targets_;
     double us_per_cycle_;
-    Json events_ = Json::array();
+    std::ostream& out_;
+    size_t emitted_ = 0;
     std::set<std::pair<int, int>> threads_;
 };
 
@@ -157,8 +167,8 @@ private:
 
 void write_chrome_trace(const RunResult& result, std::ostream& out, const OpNames& names,
                         const WaitTargets* targets) {
-    out << ChromeBuilder(result, names, targets).build().dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace)
-        << '\n';
+    ChromeBuilder(result, names, targets, out).build();
+    out << '\n';
 }
 
 void write_chrome_trace_file(const RunResult& result, const std::string& path, const OpNames& names,

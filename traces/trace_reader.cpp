@@ -122,13 +122,14 @@ private:
     std::set<std::string> used_{"type"};
 };
 
-void read_header(LineFields& f, Provenance& p) {
+// Returns the format version (1, or 2 when large images live in a sidecar file).
+int read_header(LineFields& f, Provenance& p) {
     std::string format = f.str("format");
     if (format != kTraceFormat) f.fail("not a tmasim trace (format '" + format + "')");
     int64_t version = f.i64("version", 0, INT64_MAX);
-    if (version != kTraceVersion)
-        f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads version " +
-               std::to_string(kTraceVersion) + ")");
+    if (version != kTraceVersion && version != kTraceSidecarVersion)
+        f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads versions " +
+               std::to_string(kTraceVersion) + " and " + std::to_string(kTraceSidecarVersion) + ")");
     p.backend = f.str("backend");
     p.tool_version = f.str("tool_version");
     p.scenario = f.str("scenario");
@@ -143,6 +144,7 @@ void read_header(LineFields& f, Provenance& p) {
     p.model_config_hash = f.str("model_config_hash");
     p.seed = f.u64("seed");
     p.extra = f.string_map("extra");
+    return static_cast<int>(version);
 }
 
 TraceEvent read_event(LineFields& f, OpNames& names) {
@@ -182,7 +184,35 @@ Diagnostic read_diagnostic(LineFields& f) {
     return d;
 }
 
-MemoryImage read_memory(LineFields& f) {
+// The trace's folder: a sidecar is named by its file name alone, next to the trace.
+std::string folder_of(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// `size` bytes at `offset` of the sidecar `name` (FORMAT.md, version 2), range-checked
+// against the file's length before anything is allocated.
+std::vector<uint8_t> read_sidecar_bytes(LineFields& f, const std::string& trace_path, const std::string& name,
+                                        uint64_t offset, uint64_t size) {
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+        f.fail("memory: 'sidecar' '" + name + "'; allowed: a file name in the trace's folder (no '/')");
+    const std::string path = folder_of(trace_path) + name;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        f.fail("memory: sidecar '" + path + "' is missing or not a regular file");
+    const uint64_t length = static_cast<uint64_t>(st.st_size);
+    if (offset > length || size > length - offset)
+        f.fail("memory: bytes " + std::to_string(offset) + "+" + std::to_string(size) + " lie outside sidecar '" +
+               path + "' (" + std::to_string(length) + " bytes)");
+    std::ifstream in(path, std::ios::binary);
+    std::vector<uint8_t> bytes(size);
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+    if (!in) f.fail("memory: cannot read sidecar '" + path + "'");
+    return bytes;
+}
+
+MemoryImage read_memory(LineFields& f, int version, const std::string& trace_path) {
     MemoryImage m;
     m.name = f.str("name");
     m.space = f.str("space");
@@ -190,6 +220,22 @@ MemoryImage read_memory(LineFields& f) {
         f.fail("memory: space '" + m.space + "'; allowed: global, shared, snapshot");
     m.cta = f.i32("cta", 0, kMaxCta);
     uint64_t size = f.u64("size");
+    if (f.has("sidecar") || f.has("offset")) {
+        if (version < kTraceSidecarVersion)
+            f.fail("memory: 'sidecar' needs trace format version " + std::to_string(kTraceSidecarVersion) +
+                   "; this trace is version " + std::to_string(version));
+        if (f.has("hex")) f.fail("memory '" + m.name + "': both 'hex' and 'sidecar'; allowed: one of them");
+        if (size > kMaxSidecarBytes)
+            f.fail("memory '" + m.name + "': size " + std::to_string(size) + "; allowed: at most " +
+                   std::to_string(kMaxSidecarBytes));
+        std::string sidecar = f.str("sidecar");
+        m.bytes = read_sidecar_bytes(f, trace_path, sidecar, f.u64("offset"), size);
+        std::string hash = f.str("fnv1a64");
+        if (hash != fnv1a64_hex(m.bytes.data(), m.bytes.size()))
+            f.fail("memory '" + m.name + "': fnv1a64 " + hash + " does not match its bytes in sidecar '" + sidecar +
+                   "'");
+        return m;
+    }
     auto bytes = from_hex(f.str("hex"));
     if (!bytes) f.fail("memory '" + m.name + "': 'hex' is not a hex string");
     if (bytes->size() != size)
@@ -253,6 +299,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
     RunResult& r = file.result;
     Section section = Section::header;
     bool saw_outcome = false;
+    int version = kTraceVersion;
     int line_no = 0;
     size_t total = 0;
     std::string line;
@@ -284,10 +331,10 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
         section = s;
 
         switch (s) {
-        case Section::header: read_header(f, r.provenance); break;
+        case Section::header: version = read_header(f, r.provenance); break;
         case Section::event: r.events.push_back(read_event(f, file.op_names)); break;
         case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
-        case Section::memory: r.memory.push_back(read_memory(f)); break;
+        case Section::memory: r.memory.push_back(read_memory(f, version, path)); break;
         case Section::outcome: r.outcome = f.outcome("outcome"); saw_outcome = true; break;
         }
         f.finish();

@@ -1,5 +1,5 @@
 #pragma once
-// Reads a tmasim JSONL trace (traces/FORMAT.md, version 1) back into a RunResult.
+// Reads a tmasim JSONL trace (traces/FORMAT.md, versions 1 and 2) back into a RunResult.
 // Strict, like the scenario loader: a truncated file, invalid JSON, another format or
 // version, a missing or unknown key, a key that disagrees with the event's fields or a
 // memory hash that disagrees with its bytes is a TraceError "path:line: message".
@@ -14,10 +14,12 @@
 
 namespace tmasim {
 
-// Bounds on what the reader takes in; recorded traces are a few MB, a memory line holds
-// the hex of one image.
-constexpr size_t kMaxTraceBytes = size_t(256) << 20;
+// Bounds on what the reader takes in; recorded traces are a few MB, a full-chip model run
+// a few hundred; a memory line holds the hex of one image below kSidecarMinBytes, a
+// sidecar image is read by its range-checked offset.
+constexpr size_t kMaxTraceBytes = size_t(1) << 30;
 constexpr size_t kMaxTraceLineBytes = size_t(64) << 20;
+constexpr uint64_t kMaxSidecarBytes = uint64_t(4) << 30;
 
 struct TraceFile {
     RunResult result;
@@ -26,7 +28,8 @@ struct TraceFile {
 
 TraceFile read_trace_file(const std::string& path);
 RunResult read_trace(const std::string& path);
-// `path` names the source in messages only.
+// `path` names the source in messages, and its folder is where a version 2 trace's
+// sidecar file is looked for.
 TraceFile parse_trace(std::istream& in, const std::string& path);
 
 // Bytes of a lowercase or uppercase hex string; nullopt when it is not hex.

@@ -1,6 +1,7 @@
 #include "traces/trace_writer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "scenarios/values.h"
 #include "traces/provenance_fields.h"
+#include "traces/trace_line_writer.h"
 
 namespace tmasim {
 namespace {
@@ -34,32 +36,12 @@ Json iters_json(const std::vector<int64_t>& iters) {
     return j;
 }
 
-Json header_json(const Provenance& p) {
+Json header_json(const Provenance& p, int version) {
     Json j;
     j["type"] = "header";
     j["format"] = kTraceFormat;
-    j["version"] = kTraceVersion;
+    j["version"] = version;
     put_provenance_fields(j, p);
-    return j;
-}
-
-Json event_json(const TraceEvent& e, const OpNames& names) {
-    Json j;
-    j["type"] = "event";
-    j["key"] = e.key();
-    j["op"] = e.op;
-    auto name = names.find(e.op);
-    j["name"] = name == names.end() ? std::string() : name->second;
-    j["iters"] = iters_json(e.iters);
-    j["cta"] = e.cta;
-    j["warp"] = e.warp;
-    j["lane"] = e.lane;
-    j["kind"] = to_string(e.kind);
-    j["t"] = e.t;
-    if (e.t_ns >= 0) j["t_ns"] = e.t_ns;  // FORMAT.md: absent when the backend has no timer
-    j["model_only"] = e.model_only;
-    if (!e.what.empty()) j["what"] = e.what;
-    j["detail"] = string_map(e.detail);
     return j;
 }
 
@@ -76,7 +58,8 @@ Json diagnostic_json(const Diagnostic& d) {
     return j;
 }
 
-Json memory_json(const MemoryImage& m) {
+// `sidecar` names the file holding the bytes at `offset`; empty: the bytes go inline as hex.
+Json memory_json(const MemoryImage& m, const std::string& sidecar, uint64_t offset) {
     Json j;
     j["type"] = "memory";
     j["name"] = m.name;
@@ -84,7 +67,12 @@ Json memory_json(const MemoryImage& m) {
     j["cta"] = m.cta;
     j["size"] = m.bytes.size();
     j["fnv1a64"] = fnv1a64_hex(m.bytes.data(), m.bytes.size());
-    j["hex"] = to_hex(m.bytes);
+    if (sidecar.empty()) {
+        j["hex"] = to_hex(m.bytes);
+    } else {
+        j["sidecar"] = sidecar;
+        j["offset"] = offset;
+    }
     return j;
 }
 
@@ -105,8 +93,9 @@ std::vector<const TraceEvent*> events_in_trace_order(const RunResult& result) {
     std::vector<const TraceEvent*> events;
     events.reserve(result.events.size());
     for (const TraceEvent& e : result.events) events.push_back(&e);
-    std::stable_sort(events.begin(), events.end(),
-                     [](const TraceEvent* a, const TraceEvent* b) { return event_order(*a, *b); });
+    // A backend that already emits in trace order pays one pass, not a sort.
+    auto less = [](const TraceEvent* a, const TraceEvent* b) { return event_order(*a, *b); };
+    if (!std::is_sorted(events.begin(), events.end(), less)) std::stable_sort(events.begin(), events.end(), less);
     return events;
 }
 
@@ -120,13 +109,43 @@ std::string to_hex(const std::vector<uint8_t>& bytes) {
     return s;
 }
 
-void write_trace(const RunResult& result, std::ostream& out, const OpNames& names) {
-    out << dump(header_json(result.provenance)) << '\n';
+namespace {
 
-    for (const TraceEvent* e : events_in_trace_order(result)) out << dump(event_json(*e, names)) << '\n';
+// `sidecar_name` empty: every image inline (version 1). Else images of at least
+// kSidecarMinBytes go to `sidecar` (opened by the caller) and the trace is version 2.
+void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& names, std::ostream* sidecar,
+                    const std::string& sidecar_name) {
+    bool any_sidecar = false;
+    for (const MemoryImage& m : result.memory) any_sidecar |= sidecar && m.bytes.size() >= kSidecarMinBytes;
+    out << dump(header_json(result.provenance, any_sidecar ? kTraceSidecarVersion : kTraceVersion)) << '\n';
+
+    // Lines go to a buffer flushed every few MB: one stream write per line cost more than
+    // building it.
+    std::string buf;
+    buf.reserve(size_t(4) << 20);
+    static const std::string unnamed;
+    for (const TraceEvent* e : events_in_trace_order(result)) {
+        auto name = names.find(e->op);
+        append_event_line(buf, *e, name == names.end() ? unnamed : name->second);
+        buf += '\n';
+        if (buf.size() >= (size_t(4) << 20) - 4096) {
+            out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+            buf.clear();
+        }
+    }
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 
     for (const Diagnostic& d : result.diagnostics) out << dump(diagnostic_json(d)) << '\n';
-    for (const MemoryImage& m : result.memory) out << dump(memory_json(m)) << '\n';
+    uint64_t offset = 0;
+    for (const MemoryImage& m : result.memory) {
+        if (any_sidecar && m.bytes.size() >= kSidecarMinBytes) {
+            out << dump(memory_json(m, sidecar_name, offset)) << '\n';
+            sidecar->write(reinterpret_cast<const char*>(m.bytes.data()), static_cast<std::streamsize>(m.bytes.size()));
+            offset += m.bytes.size();
+        } else {
+            out << dump(memory_json(m, "", 0)) << '\n';
+        }
+    }
 
     Json outcome;
     outcome["type"] = "outcome";
@@ -134,12 +153,39 @@ void write_trace(const RunResult& result, std::ostream& out, const OpNames& name
     out << dump(outcome) << '\n';
 }
 
+std::string base_name(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+void write_trace(const RunResult& result, std::ostream& out, const OpNames& names) {
+    write_trace_to(result, out, names, nullptr, "");
+}
+
 void write_trace_file(const RunResult& result, const std::string& path, const OpNames& names) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("traces: cannot open '" + path + "' for writing");
-    write_trace(result, out, names);
+    const std::string sidecar_path = sidecar_path_of(path);
+    bool large = false;
+    for (const MemoryImage& m : result.memory) large |= m.bytes.size() >= kSidecarMinBytes;
+    // A sidecar left from an earlier run of the same trace path would mislead a reader.
+    std::remove(sidecar_path.c_str());
+    std::ofstream sidecar;
+    if (large) {
+        sidecar.open(sidecar_path, std::ios::binary | std::ios::trunc);
+        if (!sidecar) throw std::runtime_error("traces: cannot open '" + sidecar_path + "' for writing");
+    }
+    write_trace_to(result, out, names, large ? &sidecar : nullptr, base_name(sidecar_path));
     out.flush();
     if (!out) throw std::runtime_error("traces: error writing '" + path + "'");
+    if (large) {
+        sidecar.flush();
+        if (!sidecar) throw std::runtime_error("traces: error writing '" + sidecar_path + "'");
+    }
 }
+
+std::string sidecar_path_of(const std::string& trace_path) { return trace_path + ".mem"; }
 
 }  // namespace tmasim

@@ -1,6 +1,7 @@
 #include "model/core/event_log.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 
 namespace tmasim::model {
@@ -64,13 +65,21 @@ Outcome EventLog::outcome() const {
     return worst;
 }
 
-std::vector<TraceEvent> EventLog::sorted_events() const {
-    std::vector<TraceEvent> out = events_;
+std::vector<TraceEvent> EventLog::take_sorted_events() {
     // Stable: events equal in every key keep the (deterministic) order they happened in.
-    std::stable_sort(out.begin(), out.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    // The sort permutes indices, and each event is moved once, into its place.
+    std::vector<uint32_t> order(events_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](uint32_t x, uint32_t y) {
+        const TraceEvent& a = events_[x];
+        const TraceEvent& b = events_[y];
         return std::tie(a.cta, a.t, a.op, a.warp, a.lane, a.kind, a.iters, a.what) <
                std::tie(b.cta, b.t, b.op, b.warp, b.lane, b.kind, b.iters, b.what);
     });
+    std::vector<TraceEvent> out;
+    out.reserve(events_.size());
+    for (uint32_t i : order) out.push_back(std::move(events_[i]));
+    events_.clear();
     return out;
 }
 

@@ -34,7 +34,8 @@ public:
     // fault > hang > hazard > ok over all diagnostics.
     Outcome outcome() const;
     // Sorted by (cta, t, op, warp, lane, kind), then iters and `what` for full determinism.
-    std::vector<TraceEvent> sorted_events() const;
+    // Moves the events out (the log is empty after): a full-chip run logs a million.
+    std::vector<TraceEvent> take_sorted_events();
     const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
 private:

@@ -50,8 +50,8 @@ RunResult Simulation::run() {
     r.outcome = context_.log.outcome();
     if (r.outcome != Outcome::hang && r.outcome != Outcome::fault) span_cycles_ = context_.last_warp_exit;
     r.diagnostics = context_.log.diagnostics();
-    r.events = context_.log.sorted_events();
-    r.memory = context_.global.images();
+    r.events = context_.log.take_sorted_events();
+    r.memory = context_.global.take_images();
     for (auto& c : ctas_)
         for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));
     for (auto& m : context_.snapshots.images()) r.memory.push_back(std::move(m));

@@ -42,13 +42,13 @@ bool GlobalMemory::touch(const std::string& name, int64_t first, int64_t last) {
     return all;
 }
 
-std::vector<MemoryImage> GlobalMemory::images() const {
+std::vector<MemoryImage> GlobalMemory::take_images() {
     std::vector<MemoryImage> out;
     for (const auto& name : order_) {
         MemoryImage m;
         m.name = name;
         m.space = "global";
-        m.bytes = tensors_.at(name).bytes;
+        m.bytes = std::move(tensors_.at(name).bytes);
         out.push_back(std::move(m));
     }
     return out;

@@ -22,8 +22,9 @@ public:
     const GlobalTensor& tensor(const std::string& name) const;
     // True when every line of bytes [first, last] was touched before; marks them touched.
     bool touch(const std::string& tensor, int64_t first, int64_t last);
-    // Final images, in declaration order.
-    std::vector<MemoryImage> images() const;
+    // Final images, in declaration order; the bytes move out (the tensors are empty after),
+    // since a full-chip input tensor is hundreds of MB.
+    std::vector<MemoryImage> take_images();
 
 private:
     struct Entry {

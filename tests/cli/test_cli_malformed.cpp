@@ -161,5 +161,5 @@ TEST_CASE("endless or huge inputs are refused before they are read", "[cli][inpu
     CHECK(r.err == big_yaml + ":1:1: error: file: the scenario is 2147483648 bytes; allowed: at most 1048576\n");
     r = run_cli("diff '" + big_trace + "' '" + big_trace + "'");
     CHECK(r.code == 2);
-    CHECK(r.err == "tmasim: error: " + big_trace + ":0: the trace is 2147483648 bytes; allowed: at most 268435456\n");
+    CHECK(r.err == "tmasim: error: " + big_trace + ":0: the trace is 2147483648 bytes; allowed: at most 1073741824\n");
 }

@@ -3,7 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "sample_run.h"
+#include "traces/trace_line_writer.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -101,8 +104,8 @@ TEST_CASE("the reader rejects other formats, versions and inconsistent lines", "
         return joined(copy);
     };
     CHECK_THROWS_WITH(parsed(""), "mem.jsonl:0: empty file, not a tmasim trace");
-    CHECK_THROWS_WITH(parsed(with_line(0, R"("version":1)", R"("version":2)")),
-                      Catch::Contains("mem.jsonl:1: trace format version 2 is not supported"));
+    CHECK_THROWS_WITH(parsed(with_line(0, R"("version":1)", R"("version":3)")),
+                      Catch::Contains("mem.jsonl:1: trace format version 3 is not supported"));
     CHECK_THROWS_WITH(parsed(with_line(0, "tmasim-trace", "other")), Catch::Contains("mem.jsonl:1: not a tmasim"));
     CHECK_THROWS_WITH(parsed(with_line(1, R"("t":10)", R"("t":11,"bogus":1)")),
                       Catch::Contains("mem.jsonl:2: event: unknown key 'bogus'"));
@@ -124,4 +127,79 @@ TEST_CASE("hex round trips and rejects non-hex", "[traces]") {
     CHECK(from_hex("00017F80ff") == bytes);
     CHECK_FALSE(from_hex("0g"));
     CHECK_FALSE(from_hex("abc"));
+}
+
+TEST_CASE("an image of kSidecarMinBytes goes to the sidecar; the trace is version 2 and reads back", "[traces]") {
+    RunResult r = sample_run();
+    std::vector<uint8_t> big(kSidecarMinBytes);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 7 + 3);
+    r.memory.insert(r.memory.begin() + 1, MemoryImage{"big", "global", 0, big});
+    const std::string path = "/tmp/tmasim_test_sidecar.jsonl";
+    write_trace_file(r, path);
+    std::ifstream in(path);
+    std::string header, line, memory_lines;
+    std::getline(in, header);
+    while (std::getline(in, line))
+        if (line.rfind(R"({"type":"memory")", 0) == 0) memory_lines += line + "\n";
+    CHECK(header.find(R"("version":2,)") != std::string::npos);
+    CHECK(memory_lines.find(R"("name":"big","space":"global","cta":0,"size":1048576,"fnv1a64":")") !=
+          std::string::npos);
+    CHECK(memory_lines.find(R"("sidecar":"tmasim_test_sidecar.jsonl.mem","offset":0})") != std::string::npos);
+    // The small images stay inline.
+    CHECK(memory_lines.find(R"("name":"A","space":"global","cta":0,"size":8,"fnv1a64":")") != std::string::npos);
+    CHECK(memory_lines.find(R"("hex":"0001abff10203040")") != std::string::npos);
+    std::ifstream sidecar(sidecar_path_of(path), std::ios::binary | std::ios::ate);
+    CHECK(static_cast<size_t>(sidecar.tellg()) == kSidecarMinBytes);
+    CHECK(tmasim_test::same_run(read_trace(path), r));
+
+    // Without a large image the same path gets a version 1 trace and the old sidecar goes.
+    write_trace_file(sample_run(), path);
+    CHECK(!std::ifstream(sidecar_path_of(path)).good());
+    CHECK(written(sample_run()) == [&] {
+        std::ifstream again(path);
+        std::stringstream s;
+        s << again.rdbuf();
+        return s.str();
+    }());
+    std::remove(path.c_str());
+}
+
+TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[traces]") {
+    using Json = nlohmann::ordered_json;
+    TraceEvent e;
+    e.op = 12;
+    e.iters = {3, 65535};
+    e.cta = 131;
+    e.warp = 31;
+    e.lane = 7;
+    e.kind = EventKind::wait_end;
+    e.t = int64_t(1) << 53;
+    e.model_only = true;
+    for (int64_t t_ns : {int64_t(-1), int64_t(0), int64_t(123456789)}) {
+        for (const std::string odd : {"plain", "quote\" back\\slash", "tab\tnl\n\x01", "caf\xc3\xa9", "bad\xff"}) {
+            e.t_ns = t_ns;
+            e.what = odd;
+            e.detail = {{"barrier", odd}, {odd, "1"}};
+            Json j;
+            j["type"] = "event";
+            j["key"] = e.key();
+            j["op"] = e.op;
+            j["name"] = odd;
+            j["iters"] = e.iters;
+            j["cta"] = e.cta;
+            j["warp"] = e.warp;
+            j["lane"] = e.lane;
+            j["kind"] = to_string(e.kind);
+            j["t"] = e.t;
+            if (e.t_ns >= 0) j["t_ns"] = e.t_ns;
+            j["model_only"] = e.model_only;
+            j["what"] = e.what;
+            j["detail"] = Json::object();
+            for (const auto& [k, v] : e.detail) j["detail"][k] = v;
+            std::string line;
+            append_event_line(line, e, odd);
+            INFO(odd << " t_ns " << t_ns);
+            CHECK(line == j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace));
+        }
+    }
 }

@@ -1,0 +1,49 @@
+#!/bin/bash
+# The model's cost at full-chip scale (issue 14): scenarios/perf/tma_stream_132x128.yaml on
+# 1, 16 and 132 CTAs (128 tiles each), each run timed as a whole process. Prints CPU per op,
+# peak RSS, trace bytes (JSONL and sidecar) per event, the time of `tmasim diff` of two
+# traces of the 132-CTA run and of `tmasim export` of one, and the 132/1 ratio of CPU per op.
+# A benchmark, not a test: it asserts nothing. Run from the repository root:
+#   bench/model_perf.sh [TMASIM] > bench/model_perf.txt
+# "op" here is one thread set executing one op instance (a trace's issue or wait_begin event).
+set -eu
+tmasim=${1:-build/cli/tmasim}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+base=scenarios/perf/tma_stream_132x128.yaml
+
+echo "# tmasim model performance (bench/model_perf.sh)"
+echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)'), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# scenario: $base with grid and input tensor scaled to the CTA count: 128 tiles of 64x64 f32 per CTA"
+printf '%-6s %10s %10s %10s %12s %12s %14s %10s\n' ctas ops cpu_s us_per_op rss_mb jsonl_mb sidecar_mb bytes_per_event
+declare -A per_op
+for ctas in 1 16 132; do
+    scen=$work/stream_$ctas.yaml
+    # The input tensor scales with the grid (8192 rows of 64 f32 per CTA), as on a GPU.
+    sed "s/grid: \[132\]/grid: [$ctas]/; s/shape: \[1081344, 64\]/shape: [$((ctas * 8192)), 64]/" "$base" > "$scen"
+    trace=$work/t$ctas.jsonl
+    /usr/bin/time -f '%U %S %M' -o "$work/time" "$tmasim" run "$scen" --backend model --max-work 0 -q -o "$trace"
+    read -r user sys rss < "$work/time"
+    ops=$(grep -c -E '"kind":"(issue|wait_begin)"' "$trace")
+    events=$(grep -c '^{"type":"event"' "$trace")
+    jsonl=$(stat -c %s "$trace")
+    sidecar=0
+    [ -f "$trace.mem" ] && sidecar=$(stat -c %s "$trace.mem")
+    cpu=$(echo "$user + $sys" | bc -l)
+    per_op[$ctas]=$(echo "$cpu * 1000000 / $ops" | bc -l)
+    printf '%-6s %10d %10.2f %10.2f %12.0f %12.1f %14.1f %10.1f\n' "$ctas" "$ops" "$cpu" "${per_op[$ctas]}" \
+        "$(echo "$rss / 1024" | bc -l)" "$(echo "$jsonl / 1048576" | bc -l)" "$(echo "$sidecar / 1048576" | bc -l)" \
+        "$(echo "$jsonl / $events" | bc -l)"
+done
+cp "$work/t132.jsonl" "$work/copy.jsonl"
+[ -f "$work/t132.jsonl.mem" ] && cp "$work/t132.jsonl.mem" "$work/copy.jsonl.mem" &&
+    sed -i '0,/"sidecar":"t132.jsonl.mem"/s//"sidecar":"copy.jsonl.mem"/; s/"sidecar":"t132.jsonl.mem"/"sidecar":"copy.jsonl.mem"/g' "$work/copy.jsonl"
+/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$tmasim" diff "$work/t132.jsonl" "$work/copy.jsonl" > /dev/null || true
+read -r wall user sys rss < "$work/time"
+echo "diff of two 132-CTA traces: ${wall} s wall, $(echo "$user + $sys" | bc -l) s CPU, $((rss / 1024)) MB RSS"
+/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$tmasim" export "$work/t132.jsonl" -o "$work/chrome.json" > /dev/null || true
+read -r wall user sys rss < "$work/time"
+echo "export of the 132-CTA trace: ${wall} s wall, $(echo "$user + $sys" | bc -l) s CPU, $((rss / 1024)) MB RSS"
+printf 'CPU per op, 132 CTAs / 1 CTA: %.3f\n' "$(echo "${per_op[132]} / ${per_op[1]}" | bc -l)"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
