@@ -65,30 +65,6 @@ private:
     _exit(status);  // no atexit handlers or static destructors of the parent's copy
 }
 
-// A result for a run the child could not report itself.
-RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg) {
-    RunResult r;
-    r.provenance.backend = "device";
-    r.provenance.tool_version = TMASIM_VERSION;
-    r.provenance.scenario = s.name;
-    r.provenance.scenario_file = s.file;
-    r.provenance.scenario_hash = s.content_hash;
-    r.outcome = outcome;
-    Diagnostic d;
-    d.outcome = outcome;
-    d.rule = rule;
-    d.message = msg;
-    r.diagnostics.push_back(d);
-    return r;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 }  // namespace
 
 RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& options) {
@@ -143,6 +119,29 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
         return synthetic_result(scenario, Outcome::fault, "device.bad_trace",
                                 std::string("the device run's trace could not be read back: ") + e.what());
     }
+}
+
+RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg) {
+    RunResult r;
+    r.provenance.backend = "device";
+    r.provenance.tool_version = TMASIM_VERSION;
+    r.provenance.scenario = s.name;
+    r.provenance.scenario_file = s.file;
+    r.provenance.scenario_hash = s.content_hash;
+    r.outcome = outcome;
+    Diagnostic d;
+    d.outcome = outcome;
+    d.rule = rule;
+    d.message = msg;
+    r.diagnostics.push_back(d);
+    return r;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 }  // namespace tmasim::cli

@@ -23,4 +23,11 @@ constexpr double kDeviceGraceSeconds = 60.0;
 // std::runtime_error with it for everything else (a codegen or JIT error).
 RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& options);
 
+// A device result for a run that could not report itself (killed, hung, no trace): the
+// scenario's provenance and one diagnostic with this outcome, rule and message.
+RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg);
+
+// A file's whole text ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
 }  // namespace tmasim::cli

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/device_child.h"
 #include "device/codegen.h"
 #include "device/device_unavailable.h"
 #include "device/sanitizer_ops.h"
@@ -39,13 +40,6 @@ std::string self_path() {
     const fs::path p = fs::read_symlink("/proc/self/exe", ec);
     if (ec) throw std::runtime_error("--sanitize: cannot find the tmasim binary: " + ec.message());
     return p.string();
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 class TempDir {
@@ -98,22 +92,6 @@ int spawn_logged(const std::vector<std::string>& args, const std::string& output
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-RunResult no_trace_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg) {
-    RunResult r;
-    r.provenance.backend = "device";
-    r.provenance.tool_version = TMASIM_VERSION;
-    r.provenance.scenario = s.name;
-    r.provenance.scenario_file = s.file;
-    r.provenance.scenario_hash = s.content_hash;
-    r.outcome = outcome;
-    Diagnostic d;
-    d.outcome = outcome;
-    d.rule = rule;
-    d.message = msg;
-    r.diagnostics.push_back(d);
-    return r;
 }
 
 std::string last_lines(const std::string& text, size_t n) {
@@ -176,7 +154,7 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     SanitizedRun run;
     run.report = slurp(log);
     if (code < 0) {
-        run.result = no_trace_result(s, Outcome::hang, "device.wall_clock_limit",
+        run.result = synthetic_result(s, Outcome::hang, "device.wall_clock_limit",
                                      fmt::format("the run under compute-sanitizer {} did not finish within {:.0f} s; "
                                                  "its process was killed",
                                                  tool, limit_s));
@@ -191,7 +169,7 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
         }
         throw std::runtime_error("--sanitize " + tool + ": no run: " + last_lines(text, 3));
     } else {
-        run.result = no_trace_result(s, Outcome::fault, "device.process_exit",
+        run.result = synthetic_result(s, Outcome::fault, "device.process_exit",
                                      fmt::format("the device run under compute-sanitizer {} wrote no trace (exit {})",
                                                  tool, code));
     }
