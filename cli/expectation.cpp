@@ -62,7 +62,7 @@ ExpectationCheck check_expectation(const Scenario& s, const RunResult& r, bool o
         bool at_op = false;
         const Diagnostic* first = nullptr;
         for (const Diagnostic& d : r.diagnostics) {
-            if (d.rule.rfind("sanitizer.", 0) != 0 || d.detail.count("executor_code")) continue;
+            if (!compared_finding(d)) continue;
             if (!first) first = &d;
             auto ops = d.detail.find("ops");
             if (ops != d.detail.end() && ("," + ops->second + ",").find("," + std::to_string(id) + ",") != std::string::npos)

@@ -24,6 +24,7 @@
 #include "device/device_unavailable.h"
 #include "device/sanitizer_ops.h"
 #include "device/sanitizer_report.h"
+#include "traces/sanitizer_verdicts.h"
 #include "traces/trace_reader.h"
 
 namespace tmasim::cli {
@@ -181,9 +182,10 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     r.provenance.extra["sanitizer"] = tool;
     r.provenance.extra["sanitizer_findings"] = std::to_string(report.findings.size());
     if (report.has_summary) r.provenance.extra["sanitizer_summary"] = std::to_string(report.summary_count);
-    // The executor's own code (its final barrier after a watchdog exit, say) gives no outcome.
+    // The executor's own code (its final barrier after a watchdog exit, say), and what the tool
+    // does not follow, give no outcome.
     for (const Diagnostic& d : found)
-        if (r.outcome == Outcome::ok && d.detail.count("executor_code") == 0) r.outcome = d.outcome;
+        if (r.outcome == Outcome::ok && compared_finding(d)) r.outcome = d.outcome;
     r.diagnostics.insert(r.diagnostics.end(), found.begin(), found.end());
     return run;
 }

@@ -131,6 +131,14 @@ void KernelWriter::emit_loop(const Op& op) {
     close();
 }
 
+namespace {
+// Lanes of a warp are not in lockstep (independent thread scheduling): another lane's generic
+// shared-memory write is visible to a later op of this lane only past a __syncwarp. The
+// model orders a warp's ops for all its lanes, so the kernel says so after every generic
+// shared write (compute-sanitizer's racecheck found the missing one: races/shared_waw_synced).
+bool warp_sync_after(const Op& op) { return op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync); }
+}  // namespace
+
 void KernelWriter::emit_op(const Op& op) {
     const Threads t = threads_of(op);
     op_traced_ = op_traced(op, level_);
@@ -143,6 +151,7 @@ void KernelWriter::emit_op(const Op& op) {
         // What a hand-written kernel would execute: the op alone.
         emit_op_body(op, t);
         close();
+        if (warp_sync_after(op)) line("__syncwarp(__activemask());");
         if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
         return;
     }
@@ -162,6 +171,7 @@ void KernelWriter::emit_op(const Op& op) {
     line(record_call(op, t, is_wait, true, "c1"));
     close();
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
+    if (warp_sync_after(op)) line("__syncwarp(__activemask());");
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
 }
 

@@ -84,13 +84,17 @@ std::string sanitizer_tool(const RunResult& run) {
     return it == run.provenance.extra.end() ? "" : it->second;
 }
 
+bool compared_finding(const Diagnostic& d) {
+    return starts_with(d.rule, "sanitizer.") && d.detail.count("executor_code") == 0 &&
+           d.detail.count("outside_tool") == 0;
+}
+
 std::vector<HazardVerdict> compare_hazards(const std::vector<Diagnostic>& model, const RunResult& device,
                                            const OpNames& names) {
     const std::string tool = sanitizer_tool(device);
     std::vector<const Diagnostic*> found;
-    // Findings in the executor's own code (detail executor_code) name no scenario op: not compared.
     for (const Diagnostic& d : device.diagnostics)
-        if (starts_with(d.rule, "sanitizer.") && d.detail.count("executor_code") == 0) found.push_back(&d);
+        if (compared_finding(d)) found.push_back(&d);
     std::vector<bool> used(found.size(), false);
 
     std::vector<HazardVerdict> verdicts;

@@ -33,6 +33,10 @@ std::string to_string(HazardVerdict::Kind kind);  // "agree", "model-only", "san
 // "racecheck", or "" when the run was not made under compute-sanitizer.
 std::string sanitizer_tool(const RunResult& run);
 
+// A sanitizer finding about a scenario op that the tool can judge: not one in the executor's
+// own code (detail executor_code) nor one outside what the tool follows (outside_tool).
+bool compared_finding(const Diagnostic& d);
+
 // model: the model's diagnostics (only hazards count), or the scenario's `expect` as one
 // diagnostic; device: a run made under compute-sanitizer. One verdict per distinct model
 // (rule, op) and one per sanitizer finding no model hazard shares an op with.
