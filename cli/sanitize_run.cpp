@@ -142,8 +142,10 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     // Hazard records name the threads, analysis records every location and the hazard count:
     // `all` gives both. Racecheck writes a record per byte: the print limit keeps a report of
     // 32768 hazards to a few hundred records (a few of them name the threads well enough).
+    // Device backtraces: the H200 reports of 2026-11-23, taken without them, named only the
+    // wrapper's line, shared by every op that calls it; the caller's frame names the op.
     std::vector<std::string> args = {sanitizer, "--tool", tool, "--log-file", log, "--print-limit", "300",
-                                     "--show-backtrace", "no"};
+                                     "--show-backtrace", "device"};
     if (tool == "racecheck") args.insert(args.end(), {"--racecheck-report", "all"});
     args.insert(args.end(), {self_path(), "run", s.file, "--backend", "device", "--no-isolation", "--line-info",
                              "--quiet", "--watchdog", fmt::format("{}", options.watchdog_seconds), "--trace",
