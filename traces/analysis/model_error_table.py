@@ -20,6 +20,8 @@ Stdlib only.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
+from split import split_folders
+
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 SLACK = 0.5  # percentage points a check allows before it calls the error worse
 
@@ -31,17 +33,6 @@ ap.add_argument("--json", help="write the per-trace figures here")
 ap.add_argument("--check", help="fail when worse than the figures this file records")
 ap.add_argument("--write-baseline", help="record the overall figures in this file")
 args = ap.parse_args()
-
-
-def split_folders(which):
-    """The folders SPLIT.yaml lists under `which` (flow lists, read without a YAML module)."""
-    text = open("traces/recorded/SPLIT.yaml").read()
-    lists = {}
-    for key in ("fitting", "held_out"):
-        start = text.index("\n" + key + ":") + len(key) + 2
-        body = text[text.index("[", start) + 1:text.index("]", start)]
-        lists[key] = [f.strip() for f in body.split(",") if f.strip()]
-    return lists["fitting"] + lists["held_out"] if which == "all" else lists[which]
 
 
 def header(path):

@@ -13,21 +13,12 @@ Stdlib only.
 """
 import argparse, collections, json, os, statistics, sys
 
+from split import split_folders
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--gpu", default="NVIDIA-H200")
 ap.add_argument("--split", default="fitting", choices=["fitting", "held_out", "all"])
 args = ap.parse_args()
-
-
-def split_folders(which):
-    """The folders of traces/recorded/SPLIT.yaml's list `which` (a flow list, read without YAML)."""
-    text = open("traces/recorded/SPLIT.yaml").read()
-    lists = {}
-    for key in ("fitting", "held_out"):
-        start = text.index("\n" + key + ":") + len(key) + 2
-        body = text[text.index("[", start) + 1:text.index("]", start)]
-        lists[key] = [f.strip() for f in body.split(",") if f.strip()]
-    return lists["fitting"] + lists["held_out"] if which == "all" else lists[which]
 
 
 gaps = []
