@@ -46,7 +46,7 @@ struct RunArgs {
     bool line_info = false;     // device: NVRTC -lineinfo (hidden; what --sanitize runs under the tool)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
-                *trace_opt = nullptr, *max_work_opt = nullptr;
+                *max_work_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -237,13 +237,13 @@ void add_run_command(CLI::App& app, Action& action) {
                           ->check(CLI::PositiveNumber)
                           ->capture_default_str();
     a->cache_opt = sub->add_option("--cache-dir", a->cache_dir, "Device: where compiled kernels are cached");
-    a->trace_opt = sub->add_option("--trace", a->trace,
-                                   "Which ops are timed. Device (default all): all (every op, %clock64 before and "
-                                   "after), waits (only the ops that wait), none (no per-op code: the kernel as "
-                                   "written by hand; the trace has its time and each CTA's entry and exit). Model "
-                                   "(default none): predict the kernel the device would run at that level; none "
-                                   "predicts it untraced, all is what to compare with a traced device run")
-                       ->check(CLI::IsMember({"all", "waits", "none"}));
+    sub->add_option("--trace", a->trace,
+                    "Which ops are timed. Device (default all): all (every op, %clock64 before and "
+                    "after), waits (only the ops that wait), none (no per-op code: the kernel as "
+                    "written by hand; the trace has its time and each CTA's entry and exit). Model "
+                    "(default none): predict the kernel the device would run at that level; none "
+                    "predicts it untraced, all is what to compare with a traced device run")
+        ->check(CLI::IsMember({"all", "waits", "none"}));
     sub->add_option("--jobs,-j", a->jobs,
                     "Batch mode, model: run this many scenarios at once, each in its own process; 0 (default): "
                     "one per core. Rows and progress lines keep the -j 1 order")

@@ -20,7 +20,7 @@ Stdlib only.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
-from split import split_folders
+from split import split_traces
 
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 SLACK = 0.5  # percentage points a check allows before it calls the error worse
@@ -45,36 +45,29 @@ def percentile(values, p):
     return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))]
 
 
-root = os.path.join("traces/recorded", args.gpu)
+root = os.path.join("traces/recorded", args.gpu)  # for the messages
 arch = ARCH_OF_GPU[args.gpu]
 tmp = tempfile.mkdtemp()
 rows = {}
-for folder in split_folders(args.split):
-    d = os.path.join(root, folder)
-    if not os.path.isdir(d):
+for folder, name, recorded in split_traces(args.gpu, args.split):
+    rel = folder + "/" + name
+    scen = os.path.join("scenarios/catalog", rel + ".yaml")
+    if not os.path.exists(scen):
         continue
-    for f in sorted(os.listdir(d)):
-        if not f.endswith(".jsonl"):
-            continue
-        rel = folder + "/" + f[:-len(".jsonl")]
-        scen = os.path.join("scenarios/catalog", rel + ".yaml")
-        if not os.path.exists(scen):
-            continue
-        recorded = os.path.join(d, f)
-        level = header(recorded).get("extra", {}).get("trace_level", "all")
-        out = os.path.join(tmp, rel.replace("/", "_") + ".jsonl")
-        r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, scen,
-                            "-o", out, "-q"], capture_output=True, text=True)
-        if not os.path.exists(out):
-            print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)
-            continue
-        dj = subprocess.run([args.tmasim, "diff", "--json", out, recorded], capture_output=True, text=True)
-        t = json.loads(dj.stdout)["timing"]
-        if t["events"]["paired"] == 0:
-            continue
-        span = t.get("kernel_span_ns", {}).get("rel_err", -1)
-        rows[rel] = {"median": 100 * t["events"]["median_rel_err"], "p90": 100 * t["events"]["p90_rel_err"],
-                     "kernel": 100 * span if span >= 0 else None, "trace_level": level}
+    level = header(recorded).get("extra", {}).get("trace_level", "all")
+    out = os.path.join(tmp, rel.replace("/", "_") + ".jsonl")
+    r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, scen,
+                        "-o", out, "-q"], capture_output=True, text=True)
+    if not os.path.exists(out):
+        print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)
+        continue
+    dj = subprocess.run([args.tmasim, "diff", "--json", out, recorded], capture_output=True, text=True)
+    t = json.loads(dj.stdout)["timing"]
+    if t["events"]["paired"] == 0:
+        continue
+    span = t.get("kernel_span_ns", {}).get("rel_err", -1)
+    rows[rel] = {"median": 100 * t["events"]["median_rel_err"], "p90": 100 * t["events"]["p90_rel_err"],
+                 "kernel": 100 * span if span >= 0 else None, "trace_level": level}
 
 if not rows:
     sys.exit(f"no traces of split {args.split} under {root} have a catalog scenario")

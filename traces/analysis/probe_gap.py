@@ -13,7 +13,7 @@ Stdlib only.
 """
 import argparse, collections, json, os, statistics, sys
 
-from split import split_folders
+from split import split_traces
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--gpu", default="NVIDIA-H200")
@@ -23,35 +23,28 @@ args = ap.parse_args()
 
 gaps = []
 per_trace = {}
-root = os.path.join("traces/recorded", args.gpu)
-for folder in split_folders(args.split):
-    d = os.path.join(root, folder)
-    if not os.path.isdir(d):
-        continue
-    for f in sorted(os.listdir(d)):
-        if not f.endswith(".jsonl"):
-            continue
-        streams = collections.defaultdict(list)
-        level = None
-        with open(os.path.join(d, f)) as fh:
-            for line in fh:
-                e = json.loads(line)
-                if e.get("type") == "header":
-                    level = e.get("extra", {}).get("trace_level")
-                elif e.get("type") == "event" and not e.get("model_only"):
-                    streams[(e["cta"], e["warp"], e["lane"])].append(e)
-        if level not in (None, "all"):
-            continue  # only traces with a record around every op show the per-op gap
-        mine = []
-        for evs in streams.values():
-            evs.sort(key=lambda e: e["t"])
-            for a, b in zip(evs, evs[1:]):
-                same = a["op"] == b["op"] and a["iters"] == b["iters"]
-                if not same and b["kind"] in ("issue", "wait_begin"):
-                    mine.append(b["t"] - a["t"])
-        if mine:
-            per_trace[folder + "/" + f[:-6]] = statistics.median(mine)
-            gaps += mine
+for folder, name, path in split_traces(args.gpu, args.split):
+    streams = collections.defaultdict(list)
+    level = None
+    with open(path) as fh:
+        for line in fh:
+            e = json.loads(line)
+            if e.get("type") == "header":
+                level = e.get("extra", {}).get("trace_level")
+            elif e.get("type") == "event" and not e.get("model_only"):
+                streams[(e["cta"], e["warp"], e["lane"])].append(e)
+    if level not in (None, "all"):
+        continue  # only traces with a record around every op show the per-op gap
+    mine = []
+    for evs in streams.values():
+        evs.sort(key=lambda e: e["t"])
+        for a, b in zip(evs, evs[1:]):
+            same = a["op"] == b["op"] and a["iters"] == b["iters"]
+            if not same and b["kind"] in ("issue", "wait_begin"):
+                mine.append(b["t"] - a["t"])
+    if mine:
+        per_trace[folder + "/" + name] = statistics.median(mine)
+        gaps += mine
 
 if not gaps:
     sys.exit("no traced gaps found")
