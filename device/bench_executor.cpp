@@ -105,7 +105,8 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
                                                                               generate_kernel_source(s, TraceLevel::all),
                                                                           target, o.cache_dir, define),
                                                          kKernelName));
-    std::vector<std::vector<double>> extra_ms(extra.size());
+    const bool ring_experiment = o.experiments && launch.trace_ring_slots() != 0;
+    std::vector<std::vector<double>> extra_ms(extra.size() + (ring_experiment ? 1 : 0));
     for (int i = 0; i < o.warmup; ++i) {
         launch.run();
         launch.run_other(none_fn);
@@ -117,7 +118,8 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         launch.run();
         all.push_back(launch.kernel_ms());
         ref.push_back(launch.run_other(ref_fn));
-        for (size_t k = 0; k < extra.size(); ++k) extra_ms[k].push_back(launch.run_other(extra[k].second));
+        for (size_t k = 0; k < extra.size(); ++k) extra_ms[k].push_back(launch.run_other(extra[k].second, true));
+        if (ring_experiment) extra_ms.back().push_back(launch.run_without_ring());
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
     Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
@@ -130,9 +132,12 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     out << fmt::format("  traced:    {:9.4f} ms {:9.1f} GB/s\n", r.all_ms, gbs(r.all_ms));
     out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
     out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
-    for (size_t k = 0; k < extra.size(); ++k)
-        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].first, median(extra_ms[k]),
+    for (size_t k = 0; k < extra_ms.size(); ++k) {
+        const char* what = k < extra.size() ? extra[k].first.c_str() : "records to global memory (no ring)";
+        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", what, median(extra_ms[k]),
                            median(extra_ms[k]) / r.none_ms);
+    }
+    out << fmt::format("  trace ring: {} records per warp in shared memory\n", launch.trace_ring_slots());
     out.flush();
     return r;
 }

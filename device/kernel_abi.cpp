@@ -26,19 +26,26 @@ struct DeviceStatus {
 };
 
 
-// Where one warp's records go. Each warp owns a region of `capacity` records and a
-// warp-uniform slot counter that every lane advances after each op the warp records, so no
-// slot is shared and recording is one plain (posted) 16-byte store: no atomic (a global
-// atomic per record cost ~700 cycles), no fence, no %globaltimer read (only entry and exit
-// read it). A record that does not fit is counted in a register, and the count added to the
-// status once, at exit. (A shared-memory ring copied out 32 records at a time measured
-// slower on an H100 than these stores; TMASIM_TRACE_NO_STORE, the benchmark's --experiments
-// variant, writes no record at all, to show what the clock reads alone cost.)
+// Where one warp's records go. Each warp owns a region of `capacity` records in global
+// memory and, at trace levels other than none, a ring of `ring_slots` records in shared
+// memory that holds the first records of that region. A warp-uniform slot counter, advanced
+// by every lane after each op the warp records, means no slot is shared: recording is one
+// plain 16-byte store, no atomic, no fence, no %globaltimer read. Records go to shared
+// memory while they fit and are copied out once, after the kernel's last barrier
+// (copy_trace_rings): a global store per op made each following bar.sync or
+// cp.async.wait_group wait for the store's acknowledgement (a TMA stream at one CTA ran 3x
+// slower traced on an H200). Records past the ring go straight to global memory; past the
+// region they are counted as dropped, the count added to the status once, at exit.
+// TMASIM_TRACE_NO_STORE, the benchmark's --experiments variant, writes no record at all, to
+// show what the clock reads alone cost.
 struct Tracer {
-    DeviceRecord* buf;  // this warp's region
-    unsigned capacity;  // records per warp
+    DeviceRecord* buf;   // this warp's region in global memory
+    unsigned capacity;   // records per warp
     DeviceStatus* status;
-    unsigned next;      // same value in every lane of the warp
+    DeviceRecord* ring;  // this warp's ring in shared memory (ring_slots records)
+    unsigned ring_slots;
+    unsigned* ring_used; // this warp's published slot count, in shared memory
+    unsigned next;       // same value in every lane of the warp
     unsigned dropped;
 
     __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
@@ -54,7 +61,11 @@ struct Tracer {
 #ifdef TMASIM_TRACE_NO_STORE
         if (meta == 0xffffffffu && dur == 0u) status->trace_unused = (unsigned)c0;
 #else
-        *reinterpret_cast<uint4*>(buf + slot) = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+        const uint4 v = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
+        if (slot < ring_slots)
+            *reinterpret_cast<uint4*>(ring + slot) = v;
+        else
+            *reinterpret_cast<uint4*>(buf + slot) = v;
 #endif
     }
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
@@ -68,10 +79,38 @@ struct Tracer {
         write(next + 1u, 0, 4, 1, 0, ns, ns);
     }
     __device__ __forceinline__ void advance() { ++next; }
+    // Every lane that finishes (or gives up) says how far its warp got; the largest wins,
+    // so a warp whose lane 0 timed out still has its records copied.
+    __device__ __forceinline__ void publish() const {
+        if (ring_slots != 0u) atomicMax(ring_used, next);
+    }
     __device__ __forceinline__ void flush_dropped() const {
         if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
     }
+    // A thread that leaves early (watchdog, unarrived cluster wait) copies its warp's ring
+    // itself: if every thread leaves, no epilogue copies it. Lanes of one warp write the
+    // same values to the same slots.
+    __device__ __forceinline__ void leave() {
+        publish();
+        flush_dropped();
+        const unsigned n = next < ring_slots ? next : ring_slots;
+        for (unsigned i = 0; i < n; ++i) buf[i] = ring[i];
+    }
 };
+
+// After the kernel's last CTA barrier: every thread copies a share of every warp's ring
+// (records up to the count its warp published) to the warp's global region.
+__device__ __forceinline__ void copy_trace_rings(DeviceRecord* cta_buf, unsigned capacity,
+                                                 const DeviceRecord* rings, unsigned ring_slots,
+                                                 const unsigned* ring_used, int warps, int tid,
+                                                 int block) {
+    for (int w = 0; w < warps; ++w) {
+        const unsigned n = ring_used[w] < ring_slots ? ring_used[w] : ring_slots;
+        const uint4* from = reinterpret_cast<const uint4*>(rings + (unsigned long long)w * ring_slots);
+        uint4* to = reinterpret_cast<uint4*>(cta_buf + (unsigned long long)w * capacity);
+        for (unsigned i = (unsigned)tid; i < n; i += (unsigned)block) to[i] = from[i];
+    }
+}
 
 // Called by every thread whose mbarrier wait outlived the watchdog; the first one wins the
 // report, the others are counted. The caller then returns from the kernel. Loop indices

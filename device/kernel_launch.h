@@ -7,6 +7,7 @@
 
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
+#include "device/trace_ring.h"
 #include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
@@ -28,8 +29,14 @@ public:
     double kernel_ms() const { return kernel_ms_; }
     // Another kernel with the same parameter list (a reference kernel for the benchmark),
     // launched like the scenario's on the same buffers and tensor maps; returns its time (ms).
+    // It gets the shared memory of the launch without a trace ring, and a ring of 0 slots.
     CUfunction load_other(const std::vector<char>& cubin, const char* name);
-    double run_other(CUfunction fn);
+    double run_other(CUfunction fn, bool with_ring = false);
+    // The scenario's kernel with a ring of 0 slots: every record a global store (the benchmark's
+    // experiment that shows what the ring saves).
+    double run_without_ring() { return launch(fn_, false); }
+    // Records per warp the traced launch keeps in shared memory (0: none).
+    unsigned trace_ring_slots() const { return ring_.slots; }
 
     DeviceStatus status();
     std::vector<TraceRecord> trace_records();       // the records that fit in the buffer, widened
@@ -38,7 +45,7 @@ public:
     std::vector<MemoryImage> snapshots();           // every shared.snapshot taken, (cta, op, iters)
 
 private:
-    double launch(CUfunction fn);
+    double launch(CUfunction fn, bool with_ring);
 
     GpuSession& gpu_;
     const Scenario& s_;
@@ -52,7 +59,7 @@ private:
     CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0, snapshot_area_ = 0;
     unsigned trace_capacity_ = 0;
     unsigned long long watchdog_ns_ = 0;
-    unsigned smem_bytes_ = 0;
+    TraceRingSize ring_;
     bool have_status_ = false;
     DeviceStatus status_copy_{};
 };

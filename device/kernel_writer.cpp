@@ -6,6 +6,7 @@
 
 #include "device/codegen.h"
 #include "device/kernel_abi.h"
+#include "device/trace_ring.h"
 
 namespace tmasim::device {
 
@@ -55,7 +56,7 @@ void KernelWriter::emit_params() {
             line(fmt::format("    TensorMapParam* const gmap{},", i));
     for (size_t i = 0; i < s_.globals.size(); ++i)
         line(fmt::format("    unsigned char* const global{},", i));
-    line("    DeviceRecord* const trace_buf, const unsigned trace_capacity,");
+    line("    DeviceRecord* const trace_buf, const unsigned trace_capacity, const unsigned trace_ring,");
     line("    DeviceStatus* const status, unsigned char* const shared_dump,");
     line("    unsigned char* const snapshot_area, const unsigned long long watchdog_ns)");
     line("{");
@@ -84,9 +85,23 @@ void KernelWriter::emit_prologue() {
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
     line(fmt::format("// Trace level `{}`.", to_string(level_)));
+    const TraceRingOffsets ring = trace_ring_offsets(s_);
+    line("// Records stay in a shared-memory ring per warp while they fit (trace_ring slots).");
+    line(fmt::format("DeviceRecord* const trace_rings = reinterpret_cast<DeviceRecord*>(smem + {});", ring.rings));
+    line(fmt::format("unsigned* const trace_ring_used = reinterpret_cast<unsigned*>(smem + {});", ring.used));
+    line(fmt::format("const unsigned ring_slots = {};", level_ == TraceLevel::none ? "0u" : "trace_ring"));
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
-                     "trace_capacity, status, 0u, 0u}};",
+                     "trace_capacity, status, trace_rings + (unsigned long long)warp * ring_slots, ring_slots, "
+                     "trace_ring_used + warp, 0u, 0u}};",
                      s_.launch.num_warps()));
+    // A slot a lane that left early never wrote must read as empty, as global slots do.
+    open("if (ring_slots != 0u)");
+    line("for (unsigned i = (unsigned)lane; i < ring_slots; i += 32u) "
+         "reinterpret_cast<uint4*>(trace_rings)[(unsigned long long)warp * ring_slots + i] = "
+         "make_uint4(~0u, ~0u, ~0u, ~0u);");
+    line("if (lane == 0) trace_ring_used[warp] = 0u;");
+    line("__syncwarp(warp_mask);");
+    close();
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
     line(fmt::format("if (lane == 0) tracer.record_timer({}, entry_clock, entry_ns);", static_cast<int>(kRecordEntry)));
     line("tracer.next += 2u;");
@@ -97,6 +112,10 @@ void KernelWriter::emit_prologue() {
     line("(void)cluster_rank; (void)snapshot_area;");
     emit_wgmma_registers();
     emit_snapshot_counters();
+    if (boundary_clock()) {
+        line("// Each op's begin is this thread's previous op boundary: one %clock64 read per op.");
+        line("unsigned long long last_clk = read_clock64();");
+    }
 }
 
 void KernelWriter::emit_ops(const std::vector<Op>& ops) {
@@ -151,13 +170,16 @@ void KernelWriter::emit_op(const Op& op) {
         // What a hand-written kernel would execute: the op alone.
         emit_op_body(op, t);
         close();
+        // An op left out of an all-ops trace still ends a boundary: the next op's begin.
+        if (boundary_clock()) line("last_clk = read_clock64();");
         if (warp_sync_after(op)) line("__syncwarp(__activemask());");
         if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
         return;
     }
     // %clock64 only: a %globaltimer read costs more than most ops (entry and exit records
-    // carry it; the host derives each op's ns from them).
-    line("const unsigned long long c0 = read_clock64();");
+    // carry it; the host derives each op's ns from them). At level all an op begins at the
+    // clock read that ended the thread's previous op; at level waits a wait reads its own.
+    line(boundary_clock() ? "const unsigned long long c0 = last_clk;" : "const unsigned long long c0 = read_clock64();");
     emit_op_body(op, t);
     // A load's op ends when its data arrived: the clock read waits on the loaded value.
     const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
@@ -169,7 +191,13 @@ void KernelWriter::emit_op(const Op& op) {
                          op.kind == OpKind::cp_async_wait_group ||
                          op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
     line(record_call(op, t, is_wait, true, "c1"));
-    close();
+    if (boundary_clock()) line("last_clk = c1;");
+    if (boundary_clock() && t.exec != "true") {
+        close("");
+        line("else last_clk = read_clock64();  // a thread that skips the op: its boundary is now");
+    } else {
+        close();
+    }
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
     if (warp_sync_after(op)) line("__syncwarp(__activemask());");
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
@@ -197,8 +225,12 @@ void KernelWriter::emit_epilogue() {
     line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_ns, exit_ns);", static_cast<int>(kRecordTimer)));
     line("tracer.advance();");
     line("tracer.flush_dropped();");
+    line("tracer.publish();");
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
+    line(fmt::format("if (ring_slots != 0u) copy_trace_rings(trace_buf + (unsigned long long)blockIdx.x * {0} * "
+                     "trace_capacity, trace_capacity, trace_rings, ring_slots, trace_ring_used, {0}, tid, {1});",
+                     s_.launch.num_warps(), s_.launch.block));
     if (plan.bytes_per_cta == 0) return;
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",

@@ -66,6 +66,8 @@ void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
         line(fmt::format("report_cluster_wait_unarrived(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], "
                          "it[2], it[3]);",
                          op.id, loop_vars_.size()));
+        if (op_traced_) line("tracer.advance();  // the unended record's slot");
+        line("tracer.leave();");
         line("return;");
         close();
         line("barrier_cluster_wait_aligned();");

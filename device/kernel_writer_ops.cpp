@@ -108,6 +108,8 @@ void KernelWriter::emit_wait(const Op& op, const Threads& t) {
     line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
                      "it[3], {}, (int){}, parity, waited_ns);",
                      op.id, loop_vars_.size(), bar.decl, bar.elem_index));
+    if (op_traced_) line("tracer.advance();  // the unended record's slot");
+    line("tracer.leave();");
     line("return;");
     close();
 }
