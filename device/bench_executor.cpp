@@ -100,11 +100,19 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
     std::vector<std::pair<std::string, CUfunction>> extra;
     if (o.experiments)
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_CLOCK32"})
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_IMMEDIATE", "TMASIM_TRACE_PLAIN_SYNC",
+                                   "TMASIM_CLOCK_NO_CLOBBER", "TMASIM_CLOCK32"})
             extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
                                                                               generate_kernel_source(s, TraceLevel::all),
                                                                           target, o.cache_dir, define),
                                                          kKernelName));
+    if (o.experiments)
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"})
+            extra.emplace_back(fmt::format("untraced {}", define),
+                               launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
+                                                                      generate_kernel_source(s, TraceLevel::none),
+                                                                  target, o.cache_dir, define),
+                                                 kKernelName));
     const bool ring_experiment = o.experiments && launch.trace_ring_slots() != 0;
     std::vector<std::vector<double>> extra_ms(extra.size() + (ring_experiment ? 1 : 0));
     for (int i = 0; i < o.warmup; ++i) {
@@ -118,7 +126,8 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         launch.run();
         all.push_back(launch.kernel_ms());
         ref.push_back(launch.run_other(ref_fn));
-        for (size_t k = 0; k < extra.size(); ++k) extra_ms[k].push_back(launch.run_other(extra[k].second, true));
+        for (size_t k = 0; k < extra.size(); ++k)
+            extra_ms[k].push_back(launch.run_other(extra[k].second, extra[k].first.rfind("untraced", 0) != 0));
         if (ring_experiment) extra_ms.back().push_back(launch.run_without_ring());
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));

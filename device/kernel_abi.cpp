@@ -47,17 +47,28 @@ struct Tracer {
     unsigned* ring_used; // this warp's published slot count, in shared memory
     unsigned next;       // same value in every lane of the warp
     unsigned dropped;
+    // The record of this thread's last op, stored only after its next op has issued (or at
+    // a wait's hang, or exit): a store right after the clock read waits for the read's result,
+    // and the next op could not issue before it (in-order issue, and the "memory" clobbers).
+    unsigned long long pend_c0, pend_c1;
+    unsigned pend_meta, pend_slot;
+    bool pending;
 
+    static __device__ __forceinline__ unsigned meta_of(int op, int kind, int ended, int lane) {
+        return (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) | ((unsigned)op << 9);
+    }
     __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
                                           unsigned long long c0, unsigned long long c1) {
+        write_meta(slot, meta_of(op, kind, ended, lane), c0, c1);
+    }
+    __device__ __forceinline__ void write_meta(unsigned slot, unsigned meta, unsigned long long c0,
+                                               unsigned long long c1) {
         if (slot >= capacity) {  // bounded region: count what was lost, never write past it
             ++dropped;
             return;
         }
         const unsigned long long d = c1 - c0;
         const unsigned dur = d > 0xffffffffull ? 0xffffffffu : (unsigned)d;
-        const unsigned meta = (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) |
-                              ((unsigned)op << 9);
 #ifdef TMASIM_TRACE_NO_STORE
         if (meta == 0xffffffffu && dur == 0u) status->trace_unused = (unsigned)c0;
 #else
@@ -71,6 +82,24 @@ struct Tracer {
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
                                            unsigned long long c0, unsigned long long c1) {
         write(next, op, kind, ended, lane, c0, c1);
+    }
+    // Level all: the op's record waits in registers until flush_pending (TMASIM_TRACE_IMMEDIATE,
+    // a benchmark experiment, stores it at once).
+    __device__ __forceinline__ void pend(int op, int kind, int ended, int lane, unsigned long long c0,
+                                         unsigned long long c1) {
+#ifdef TMASIM_TRACE_IMMEDIATE
+        record(op, kind, ended, lane, c0, c1);
+#else
+        pend_c0 = c0;
+        pend_c1 = c1;
+        pend_meta = meta_of(op, kind, ended, lane);
+        pend_slot = next;
+        pending = true;
+#endif
+    }
+    __device__ __forceinline__ void flush_pending() {
+        if (pending) write_meta(pend_slot, pend_meta, pend_c0, pend_c1);
+        pending = false;
     }
     // An entry or exit record and the timer record after it, in this slot and the next
     // (the caller advances every lane by two).
@@ -91,6 +120,7 @@ struct Tracer {
     // itself: if every thread leaves, no epilogue copies it. Lanes of one warp write the
     // same values to the same slots.
     __device__ __forceinline__ void leave() {
+        flush_pending();
         publish();
         flush_dropped();
         const unsigned n = next < ring_slots ? next : ring_slots;
@@ -166,6 +196,11 @@ __device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsi
                                                               unsigned long long entry_clock,
                                                               unsigned long long entry_ns) {
     if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
+#ifdef TMASIM_WAIT_NO_WATCHDOG  // the benchmark's experiment: what the watchdog's clock reads cost
+    while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+    }
+    return true;
+#endif
     const unsigned long long start = read_clock64();
     const unsigned long long limit = 2ull * watchdog_ns;
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {

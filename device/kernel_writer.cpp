@@ -92,7 +92,7 @@ void KernelWriter::emit_prologue() {
     line(fmt::format("const unsigned ring_slots = {};", level_ == TraceLevel::none ? "0u" : "trace_ring"));
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
                      "trace_capacity, status, trace_rings + (unsigned long long)warp * ring_slots, ring_slots, "
-                     "trace_ring_used + warp, 0u, 0u}};",
+                     "trace_ring_used + warp, 0u, 0u, 0ull, 0ull, 0u, 0u, false}};",
                      s_.launch.num_warps()));
     // A slot a lane that left early never wrote must read as empty, as global slots do.
     open("if (ring_slots != 0u)");
@@ -190,8 +190,15 @@ void KernelWriter::emit_op(const Op& op) {
                          op.kind == OpKind::bulk_wait_group_read ||
                          op.kind == OpKind::cp_async_wait_group ||
                          op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
-    line(record_call(op, t, is_wait, true, "c1"));
-    if (boundary_clock()) line("last_clk = c1;");
+    if (boundary_clock()) {
+        // The previous op's record, now that this op has issued; this op's waits for the next.
+        line("tracer.flush_pending();");
+        line(fmt::format("if ({}) tracer.pend({}, {}, 1, {}, c0, c1);", t.recorder, op.id,
+                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), t.record_lane));
+        line("last_clk = c1;");
+    } else {
+        line(record_call(op, t, is_wait, true, "c1"));
+    }
     if (boundary_clock() && t.exec != "true") {
         close("");
         line("else last_clk = read_clock64();  // a thread that skips the op: its boundary is now");
@@ -217,6 +224,7 @@ void KernelWriter::emit_epilogue() {
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
+    if (boundary_clock()) line("tracer.flush_pending();");
     line("// The warp's exit: with its entry, the clock-to-ns rate of its records.");
     line("const unsigned long long exit_clock = read_clock64();");
     line("const unsigned long long exit_ns = read_globaltimer();");
@@ -232,6 +240,7 @@ void KernelWriter::emit_epilogue() {
                      "trace_capacity, trace_capacity, trace_rings, ring_slots, trace_ring_used, {0}, tid, {1});",
                      s_.launch.num_warps(), s_.launch.block));
     if (plan.bytes_per_cta == 0) return;
+    line("#ifndef TMASIM_NO_SHARED_DUMP  // the benchmark's experiment: what the dump costs");
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
                      plan.bytes_per_cta));
@@ -247,6 +256,7 @@ void KernelWriter::emit_epilogue() {
                              s_.launch.block, e.dump_offset, e.smem_offset));
     }
     close();
+    line("#endif");
 }
 
 KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {

@@ -143,7 +143,7 @@ TEST_CASE("cluster ops generate the PTX forms of PTX 9.7.9 and 9.7.13", "[device
     const std::string sync = op_block(body, 3);
     CHECK(has(sync, "barrier_cluster_arrive_aligned();\n        barrier_cluster_wait_aligned();\n"
                     "        cluster_arrived = false;"));
-    CHECK(has(sync, "if (lane == 0) tracer.record(3, 0, 1, 0, c0, c1);"));
+    CHECK(has(sync, "if (lane == 0) tracer.pend(3, 0, 1, 0, c0, c1);"));
     CHECK(has(op_block(body, 20), "barrier_cluster_arrive_relaxed_aligned();\n        cluster_arrived = true;"));
     const std::string wait = op_block(body, 21);
     CHECK(has(wait, "if (!cluster_arrived) {"));

@@ -176,9 +176,9 @@ TEST_CASE("wgmma kernels store the D fragment, pin registers and record wait_gro
     // wait_group (op 11) then the pins, and its trace record is a wait (kind 1).
     const size_t wait = src.find("wgmma_wait_group_sync_aligned<0>();");
     REQUIRE(wait != std::string::npos);
-    CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < src.find("tracer.record(11,", wait));
-    CHECK(has(src, fmt::format("tracer.record(11, {}, 1,", static_cast<int>(kRecordWait))));
-    CHECK(has(src, fmt::format("tracer.record(9, {}, 1,", static_cast<int>(kRecordOp))));
+    CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < src.find("tracer.pend(11,", wait));
+    CHECK(has(src, fmt::format("tracer.pend(11, {}, 1,", static_cast<int>(kRecordWait))));
+    CHECK(has(src, fmt::format("tracer.pend(9, {}, 1,", static_cast<int>(kRecordOp))));
 }
 
 TEST_CASE("a two-warpgroup m64n256k16 bf16 kernel compiles for sm_90a", "[device][wgmma][nvrtc]") {

@@ -46,7 +46,14 @@ TEST_CASE("trace level none leaves no per-op clock read or record; entry and exi
     CHECK(count(none, "mbarrier_wait_parity_watchdog(") == 2);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
-    CHECK(count(all, "const unsigned long long c0 = read_clock64();") == count(all, "// op ") - 4);  // 4 loops
+    // One clock read per op: its begin is the previous op's end (4 of the ops are loops).
+    const size_t ops = count(all, "// op ") - 4;
+    CHECK(count(all, "const unsigned long long c0 = last_clk;") == ops);
+    CHECK(count(all, "const unsigned long long c0 = read_clock64();") == 0);
+    CHECK(count(all, "const unsigned long long c1 = read_clock64();") == ops);
+    // Each op's record waits until the next op has issued.
+    CHECK(count(all, "tracer.pend(") == ops);
+    CHECK(count(all, "tracer.flush_pending();") == ops + 1 + 2);  // and at exit, and at the two hangs
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
 }
 
