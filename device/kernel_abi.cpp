@@ -32,12 +32,15 @@ struct DeviceStatus {
 // by every lane after each op the warp records, means no slot is shared: recording is one
 // plain 16-byte store, no atomic, no fence, no %globaltimer read. Records go to shared
 // memory while they fit and are copied out once, after the kernel's last barrier
-// (copy_trace_rings): a global store per op made each following bar.sync or
-// cp.async.wait_group wait for the store's acknowledgement (a TMA stream at one CTA ran 3x
-// slower traced on an H200). Records past the ring go straight to global memory; past the
+// (copy_trace_rings); records past the ring go straight to global memory, and past the
 // region they are counted as dropped, the count added to the status once, at exit.
-// TMASIM_TRACE_NO_STORE, the benchmark's --experiments variant, writes no record at all, to
-// show what the clock reads alone cost.
+// What the record costs on an H100 (`tmasim bench executor-overhead --experiments`): with a
+// branch per record and the store right after the clock read, the TMA stream at one CTA ran
+// 3.2x slower than untraced; the clock reads alone 1.8x. So at level all a record waits in
+// registers until the thread's next op has issued (pend), and every store is predicated,
+// never a branch: the op's own branch stays the only one, as in the untraced kernel.
+// A record holds the begin clock and the low 32 bits of the end clock (the host takes the
+// difference modulo 2^32). TMASIM_TRACE_NO_STORE, an experiment, writes no record at all.
 struct Tracer {
     DeviceRecord* buf;   // this warp's region in global memory
     unsigned capacity;   // records per warp
@@ -47,59 +50,47 @@ struct Tracer {
     unsigned* ring_used; // this warp's published slot count, in shared memory
     unsigned next;       // same value in every lane of the warp
     unsigned dropped;
-    // The record of this thread's last op, stored only after its next op has issued (or at
-    // a wait's hang, or exit): a store right after the clock read waits for the read's result,
-    // and the next op could not issue before it (in-order issue, and the "memory" clobbers).
-    unsigned long long pend_c0, pend_c1;
-    unsigned pend_meta, pend_slot;
-    bool pending;
+    // The record of this thread's last op, stored when the next one is pended (or at a
+    // wait's hang, or at exit).
+    unsigned long long pend_c0;
+    unsigned pend_end, pend_meta, pend_slot;
+    bool pend_on;
 
     static __device__ __forceinline__ unsigned meta_of(int op, int kind, int ended, int lane) {
         return (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) | ((unsigned)op << 9);
     }
+    __device__ __forceinline__ void put(bool on, unsigned slot, unsigned meta, unsigned long long c0,
+                                        unsigned end) {
+#ifdef TMASIM_TRACE_NO_STORE
+        if (on && meta == 0xffffffffu && end == 0u) status->trace_unused = (unsigned)c0;
+#else
+        const uint4 v = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), end, meta);
+        if (on && slot < ring_slots) *reinterpret_cast<uint4*>(ring + slot) = v;
+        if (on && slot >= ring_slots && slot < capacity) *reinterpret_cast<uint4*>(buf + slot) = v;
+        dropped += (on && slot >= capacity) ? 1u : 0u;  // bounded region: count, never write past it
+#endif
+    }
     __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
                                           unsigned long long c0, unsigned long long c1) {
-        write_meta(slot, meta_of(op, kind, ended, lane), c0, c1);
-    }
-    __device__ __forceinline__ void write_meta(unsigned slot, unsigned meta, unsigned long long c0,
-                                               unsigned long long c1) {
-        if (slot >= capacity) {  // bounded region: count what was lost, never write past it
-            ++dropped;
-            return;
-        }
-        const unsigned long long d = c1 - c0;
-        const unsigned dur = d > 0xffffffffull ? 0xffffffffu : (unsigned)d;
-#ifdef TMASIM_TRACE_NO_STORE
-        if (meta == 0xffffffffu && dur == 0u) status->trace_unused = (unsigned)c0;
-#else
-        const uint4 v = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), dur, meta);
-        if (slot < ring_slots)
-            *reinterpret_cast<uint4*>(ring + slot) = v;
-        else
-            *reinterpret_cast<uint4*>(buf + slot) = v;
-#endif
+        put(true, slot, meta_of(op, kind, ended, lane), c0, (unsigned)c1);
     }
     __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
                                            unsigned long long c0, unsigned long long c1) {
         write(next, op, kind, ended, lane, c0, c1);
     }
-    // Level all: the op's record waits in registers until flush_pending (TMASIM_TRACE_IMMEDIATE,
-    // a benchmark experiment, stores it at once).
-    __device__ __forceinline__ void pend(int op, int kind, int ended, int lane, unsigned long long c0,
+    // Level all: store the previous op's record, keep this one (`on`: this thread records it).
+    __device__ __forceinline__ void pend(bool on, int op, int kind, int lane, unsigned long long c0,
                                          unsigned long long c1) {
-#ifdef TMASIM_TRACE_IMMEDIATE
-        record(op, kind, ended, lane, c0, c1);
-#else
+        flush_pending();
+        pend_on = on;
         pend_c0 = c0;
-        pend_c1 = c1;
-        pend_meta = meta_of(op, kind, ended, lane);
+        pend_end = (unsigned)c1;
+        pend_meta = meta_of(op, kind, 1, lane);
         pend_slot = next;
-        pending = true;
-#endif
     }
     __device__ __forceinline__ void flush_pending() {
-        if (pending) write_meta(pend_slot, pend_meta, pend_c0, pend_c1);
-        pending = false;
+        put(pend_on, pend_slot, pend_meta, pend_c0, pend_end);
+        pend_on = false;
     }
     // An entry or exit record and the timer record after it, in this slot and the next
     // (the caller advances every lane by two).
@@ -196,8 +187,19 @@ __device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsi
                                                               unsigned long long entry_clock,
                                                               unsigned long long entry_ns) {
     if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
-#ifdef TMASIM_WAIT_NO_WATCHDOG  // the benchmark's experiment: what the watchdog's clock reads cost
+#if defined(TMASIM_WAIT_NO_WATCHDOG)  // the benchmark's experiment: what the watchdog's clock reads cost
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+    }
+    return true;
+#elif defined(TMASIM_WAIT_SUSPEND_HINT)  // another: probes that sleep up to 1 ms each
+    const unsigned long long start_hint = read_clock64();
+    while (!mbarrier_try_wait_parity_suspend_shared_cta_b64(bar, parity, 1000000u)) {
+        const unsigned long long now = read_clock64();
+        if (now - start_hint > 2ull * watchdog_ns) {
+            const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);
+            waited_ns = (unsigned long long)((double)(now - start_hint) * ns_per_clock);
+            return false;
+        }
     }
     return true;
 #endif

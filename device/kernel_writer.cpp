@@ -92,7 +92,7 @@ void KernelWriter::emit_prologue() {
     line(fmt::format("const unsigned ring_slots = {};", level_ == TraceLevel::none ? "0u" : "trace_ring"));
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
                      "trace_capacity, status, trace_rings + (unsigned long long)warp * ring_slots, ring_slots, "
-                     "trace_ring_used + warp, 0u, 0u, 0ull, 0ull, 0u, 0u, false}};",
+                     "trace_ring_used + warp, 0u, 0u, 0ull, 0u, 0u, 0u, false}};",
                      s_.launch.num_warps()));
     // A slot a lane that left early never wrote must read as empty, as global slots do.
     open("if (ring_slots != 0u)");
@@ -176,33 +176,34 @@ void KernelWriter::emit_op(const Op& op) {
         if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
         return;
     }
-    // %clock64 only: a %globaltimer read costs more than most ops (entry and exit records
-    // carry it; the host derives each op's ns from them). At level all an op begins at the
-    // clock read that ended the thread's previous op; at level waits a wait reads its own.
-    line(boundary_clock() ? "const unsigned long long c0 = last_clk;" : "const unsigned long long c0 = read_clock64();");
-    emit_op_body(op, t);
-    // A load's op ends when its data arrived: the clock read waits on the loaded value.
     const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-    line(is_load ? "const unsigned long long c1 = read_clock64_after(load_sink);"
-                 : "const unsigned long long c1 = read_clock64();");
     const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync || op.kind == OpKind::bar_sync ||
                          op.kind == OpKind::bulk_wait_group ||
                          op.kind == OpKind::bulk_wait_group_read ||
                          op.kind == OpKind::cp_async_wait_group ||
                          op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
+    // A load's op ends when its data arrived: the clock read waits on the loaded value.
+    const char* end_clock = is_load ? "read_clock64_after(load_sink)" : "read_clock64()";
     if (boundary_clock()) {
-        // The previous op's record, now that this op has issued; this op's waits for the next.
-        line("tracer.flush_pending();");
-        line(fmt::format("if ({}) tracer.pend({}, {}, 1, {}, c0, c1);", t.recorder, op.id,
-                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), t.record_lane));
-        line("last_clk = c1;");
+        // Level all: the op's branch is the untraced kernel's; after it every thread reads the
+        // clock once (a thread that skipped the op, too: that is where its next op begins), and
+        // the recording thread keeps the record, stored when its next op is pended.
+        // Its hang report records the wait as begun, never ended.
+        if (op.kind == OpKind::mbarrier_wait || op.kind == OpKind::cluster_wait)
+            line("const unsigned long long c0 = last_clk;");
+        emit_op_body(op, t);
+        close();
+        line(fmt::format("const unsigned long long c1_{} = {};", op.id, end_clock));
+        const std::string records = t.exec == "true" ? t.recorder : fmt::format("({}) && ({})", t.exec, t.recorder);
+        line(fmt::format("tracer.pend({}, {}, {}, {}, last_clk, c1_{});", records, op.id,
+                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), t.record_lane, op.id));
+        line(fmt::format("last_clk = c1_{};", op.id));
     } else {
+        // Level waits: the op reads its own begin and stores its record at once.
+        line("const unsigned long long c0 = read_clock64();");
+        emit_op_body(op, t);
+        line(fmt::format("const unsigned long long c1 = {};", end_clock));
         line(record_call(op, t, is_wait, true, "c1"));
-    }
-    if (boundary_clock() && t.exec != "true") {
-        close("");
-        line("else last_clk = read_clock64();  // a thread that skips the op: its boundary is now");
-    } else {
         close();
     }
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
