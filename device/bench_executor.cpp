@@ -100,14 +100,14 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
     std::vector<std::pair<std::string, CUfunction>> extra;
     if (o.experiments)
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_SYNC_UNALIGNED",
-                                   "TMASIM_CLOCK_NO_CLOBBER", "TMASIM_WAIT_SUSPEND_HINT"})
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_STORE_AT_WAITS",
+                                   "TMASIM_TRACE_RING_ONLY"})
             extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
                                                                               generate_kernel_source(s, TraceLevel::all),
                                                                           target, o.cache_dir, define),
                                                          kKernelName));
     if (o.experiments)
-        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG", "TMASIM_WAIT_SUSPEND_HINT"})
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"})
             extra.emplace_back(fmt::format("untraced {}", define),
                                launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
                                                                       generate_kernel_source(s, TraceLevel::none),

@@ -65,6 +65,10 @@ struct Tracer {
         if (on && meta == 0xffffffffu && end == 0u) status->trace_unused = (unsigned)c0;
 #else
         const uint4 v = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), end, meta);
+#ifdef TMASIM_TRACE_RING_ONLY  // experiment: one predicate, no bounds (loses what does not fit)
+        if (on) *reinterpret_cast<uint4*>(ring + (slot & 255u)) = v;
+        return;
+#endif
         if (on && slot < ring_slots) *reinterpret_cast<uint4*>(ring + slot) = v;
         if (on && slot >= ring_slots && slot < capacity) *reinterpret_cast<uint4*>(buf + slot) = v;
         dropped += (on && slot >= capacity) ? 1u : 0u;  // bounded region: count, never write past it
@@ -81,7 +85,9 @@ struct Tracer {
     // Level all: store the previous op's record, keep this one (`on`: this thread records it).
     __device__ __forceinline__ void pend(bool on, int op, int kind, int lane, unsigned long long c0,
                                          unsigned long long c1) {
+#ifndef TMASIM_TRACE_STORE_AT_WAITS  // experiment: store only before waits (loses the rest)
         flush_pending();
+#endif
         pend_on = on;
         pend_c0 = c0;
         pend_end = (unsigned)c1;
@@ -189,17 +195,6 @@ __device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsi
     if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
 #if defined(TMASIM_WAIT_NO_WATCHDOG)  // the benchmark's experiment: what the watchdog's clock reads cost
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
-    }
-    return true;
-#elif defined(TMASIM_WAIT_SUSPEND_HINT)  // another: probes that sleep up to 1 ms each
-    const unsigned long long start_hint = read_clock64();
-    while (!mbarrier_try_wait_parity_suspend_shared_cta_b64(bar, parity, 1000000u)) {
-        const unsigned long long now = read_clock64();
-        if (now - start_hint > 2ull * watchdog_ns) {
-            const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);
-            waited_ns = (unsigned long long)((double)(now - start_hint) * ns_per_clock);
-            return false;
-        }
     }
     return true;
 #endif

@@ -158,6 +158,15 @@ namespace {
 bool warp_sync_after(const Op& op) { return op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync); }
 }  // namespace
 
+namespace {
+// The ops a trace calls waits (wait_begin / wait_end).
+bool op_is_wait(OpKind k) {
+    return k == OpKind::mbarrier_wait || k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::bulk_wait_group ||
+           k == OpKind::bulk_wait_group_read || k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all ||
+           k == OpKind::wgmma_wait_group;
+}
+}  // namespace
+
 void KernelWriter::emit_op(const Op& op) {
     const Threads t = threads_of(op);
     op_traced_ = op_traced(op, level_);
@@ -165,6 +174,11 @@ void KernelWriter::emit_op(const Op& op) {
                      op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
                      op_traced_ ? "" : " (not traced)"));
     for (const std::string& s : t.setup) line(s);
+    if (boundary_clock() && op_traced_ && op_is_wait(op.kind)) {
+        line("#ifdef TMASIM_TRACE_STORE_AT_WAITS");
+        line("tracer.flush_pending();");
+        line("#endif");
+    }
     open(fmt::format("if ({})", t.exec));
     if (!op_traced_) {
         // What a hand-written kernel would execute: the op alone.
@@ -177,11 +191,7 @@ void KernelWriter::emit_op(const Op& op) {
         return;
     }
     const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-    const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync || op.kind == OpKind::bar_sync ||
-                         op.kind == OpKind::bulk_wait_group ||
-                         op.kind == OpKind::bulk_wait_group_read ||
-                         op.kind == OpKind::cp_async_wait_group ||
-                         op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
+    const bool is_wait = op_is_wait(op.kind);
     // A load's op ends when its data arrived: the clock read waits on the loaded value.
     const char* end_clock = is_load ? "read_clock64_after(load_sink)" : "read_clock64()";
     if (boundary_clock()) {

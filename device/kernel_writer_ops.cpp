@@ -39,8 +39,6 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
             // TMASIM_TRACE_PLAIN_SYNC: the benchmark's experiment that shows what the ordering costs.
             line("#if defined(TMASIM_TRACE_PLAIN_SYNC)");
             line("barrier_sync_aligned_0();");
-            line("#elif defined(TMASIM_TRACE_SYNC_UNALIGNED)");
-            line(fmt::format("barrier_sync(0u, {}u);", s_.launch.block));
             line("#else");
             line("if (barrier_red_popc_aligned_0(1u) == 0u) __trap();");
             line("#endif");
