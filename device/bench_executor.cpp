@@ -88,8 +88,9 @@ struct Row {
 Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas, const std::string& target,
             std::ostream& out) {
     const Scenario s = scaled(c, o.scenario_dir, ctas, o.tiles);
-    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all), target, o.cache_dir,
-                                                      "the traced kernel");
+    const std::string ring = trace_ring_defines(s, TraceLevel::all, gpu.info());
+    const std::vector<char> traced = compile_or_throw(ring + generate_kernel_source(s, TraceLevel::all), target,
+                                                      o.cache_dir, "the traced kernel");
     const std::vector<char> untraced = compile_or_throw(generate_kernel_source(s, TraceLevel::none), target,
                                                         o.cache_dir, "the untraced kernel");
     const std::vector<char> reference = compile_or_throw(reference_kernel_source(c.name, o.tiles), target,
@@ -100,9 +101,8 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
     std::vector<std::pair<std::string, CUfunction>> extra;
     if (o.experiments)
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_STORE_AT_WAITS",
-                                   "TMASIM_TRACE_RING_ONLY"})
-            extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_PEND_ONE"})
+            extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) + ring +
                                                                               generate_kernel_source(s, TraceLevel::all),
                                                                           target, o.cache_dir, define),
                                                          kKernelName));
@@ -113,8 +113,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
                                                                       generate_kernel_source(s, TraceLevel::none),
                                                                   target, o.cache_dir, define),
                                                  kKernelName));
-    const bool ring_experiment = o.experiments && launch.trace_ring_slots() != 0;
-    std::vector<std::vector<double>> extra_ms(extra.size() + (ring_experiment ? 1 : 0));
+    std::vector<std::vector<double>> extra_ms(extra.size());
     for (int i = 0; i < o.warmup; ++i) {
         launch.run();
         launch.run_other(none_fn);
@@ -128,7 +127,6 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         ref.push_back(launch.run_other(ref_fn));
         for (size_t k = 0; k < extra.size(); ++k)
             extra_ms[k].push_back(launch.run_other(extra[k].second, extra[k].first.rfind("untraced", 0) != 0));
-        if (ring_experiment) extra_ms.back().push_back(launch.run_without_ring());
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
     Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
@@ -142,8 +140,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
     out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
     for (size_t k = 0; k < extra_ms.size(); ++k) {
-        const char* what = k < extra.size() ? extra[k].first.c_str() : "records to global memory (no ring)";
-        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", what, median(extra_ms[k]),
+        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].first, median(extra_ms[k]),
                            median(extra_ms[k]) / r.none_ms);
     }
     out << fmt::format("  trace ring: {} records per warp in shared memory\n", launch.trace_ring_slots());

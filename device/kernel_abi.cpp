@@ -50,12 +50,16 @@ struct Tracer {
     unsigned* ring_used; // this warp's published slot count, in shared memory
     unsigned next;       // same value in every lane of the warp
     unsigned dropped;
-    // The record of this thread's last op, stored when the next one is pended (or at a
-    // wait's hang, or at exit).
-    unsigned long long pend_c0;
-    unsigned pend_end, pend_meta, pend_slot;
-    bool pend_on;
-
+    // The records of this thread's last ops, newest first, stored before the thread's next
+    // wait (mbarrier or wait_group: the thread is about to stop anyway, and a store right
+    // before a release op such as bar.sync or mbarrier.arrive makes that op wait for it), when
+    // a fifth arrives, at a wait's hang, or at exit.
+    struct Pending {
+        unsigned long long c0;
+        unsigned end, meta, slot;
+        bool on;
+    };
+    Pending p0, p1, p2, p3;
     static __device__ __forceinline__ unsigned meta_of(int op, int kind, int ended, int lane) {
         return (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) | ((unsigned)op << 9);
     }
@@ -65,8 +69,8 @@ struct Tracer {
         if (on && meta == 0xffffffffu && end == 0u) status->trace_unused = (unsigned)c0;
 #else
         const uint4 v = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), end, meta);
-#ifdef TMASIM_TRACE_RING_ONLY  // experiment: one predicate, no bounds (loses what does not fit)
-        if (on) *reinterpret_cast<uint4*>(ring + (slot & 255u)) = v;
+#ifdef TMASIM_TRACE_RING_HOLDS_ALL  // the launch made the ring as large as the region
+        if (on) *reinterpret_cast<uint4*>(ring + slot) = v;
         return;
 #endif
         if (on && slot < ring_slots) *reinterpret_cast<uint4*>(ring + slot) = v;
@@ -82,21 +86,26 @@ struct Tracer {
                                            unsigned long long c0, unsigned long long c1) {
         write(next, op, kind, ended, lane, c0, c1);
     }
-    // Level all: store the previous op's record, keep this one (`on`: this thread records it).
+    // Level all: keep this op's record (`on`: this thread records it); the oldest of five goes
+    // out now. TMASIM_TRACE_PEND_ONE, a benchmark experiment, stores the previous one instead.
     __device__ __forceinline__ void pend(bool on, int op, int kind, int lane, unsigned long long c0,
                                          unsigned long long c1) {
-#ifndef TMASIM_TRACE_STORE_AT_WAITS  // experiment: store only before waits (loses the rest)
-        flush_pending();
+#ifdef TMASIM_TRACE_PEND_ONE
+        put(p0.on, p0.slot, p0.meta, p0.c0, p0.end);
+#else
+        put(p3.on, p3.slot, p3.meta, p3.c0, p3.end);
+        p3 = p2;
+        p2 = p1;
+        p1 = p0;
 #endif
-        pend_on = on;
-        pend_c0 = c0;
-        pend_end = (unsigned)c1;
-        pend_meta = meta_of(op, kind, 1, lane);
-        pend_slot = next;
+        p0 = Pending{c0, (unsigned)c1, meta_of(op, kind, 1, lane), next, on};
     }
     __device__ __forceinline__ void flush_pending() {
-        put(pend_on, pend_slot, pend_meta, pend_c0, pend_end);
-        pend_on = false;
+        put(p3.on, p3.slot, p3.meta, p3.c0, p3.end);
+        put(p2.on, p2.slot, p2.meta, p2.c0, p2.end);
+        put(p1.on, p1.slot, p1.meta, p1.c0, p1.end);
+        put(p0.on, p0.slot, p0.meta, p0.c0, p0.end);
+        p0.on = p1.on = p2.on = p3.on = false;
     }
     // An entry or exit record and the timer record after it, in this slot and the next
     // (the caller advances every lane by two).

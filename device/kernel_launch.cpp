@@ -20,6 +20,24 @@ namespace {
 constexpr int64_t kMaxTraceRecords = int64_t{1} << 24;
 }  // namespace
 
+unsigned trace_capacity_for(const Scenario& s, TraceLevel level) {
+    const int64_t warps = int64_t{s.launch.num_ctas()} * s.launch.num_warps();
+    return static_cast<unsigned>(
+        std::max<int64_t>(4, std::min(records_per_warp(s, level), kMaxTraceRecords / std::max<int64_t>(1, warps))));
+}
+
+TraceRingSize plan_trace_ring(const Scenario& s, TraceLevel level, const GpuInfo& info) {
+    const SmLimits limits{info.sm_count,       info.smem_per_sm,        info.reserved_smem_per_block,
+                          info.max_smem_optin, info.max_threads_per_sm, info.max_blocks_per_sm};
+    return size_trace_ring(s, trace_capacity_for(s, level), level != TraceLevel::none, limits);
+}
+
+std::string trace_ring_defines(const Scenario& s, TraceLevel level, const GpuInfo& gpu) {
+    const TraceRingSize ring = plan_trace_ring(s, level, gpu);
+    return ring.slots != 0 && ring.slots >= trace_capacity_for(s, level) ? "#define TMASIM_TRACE_RING_HOLDS_ALL\n"
+                                                                          : "";
+}
+
 KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds, TraceLevel level)
     : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds), level_(level) {}
 
@@ -51,8 +69,7 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     // One region per warp (records_per_warp slots, entry and exit records included),
     // pre-filled with 0xff: a slot the kernel never wrote has kind 7 (kRecordEmpty).
     const int64_t warps = int64_t{s_.launch.num_ctas()} * s_.launch.num_warps();
-    trace_capacity_ = static_cast<unsigned>(
-        std::max<int64_t>(4, std::min(records_per_warp(s_, level_), kMaxTraceRecords / warps)));
+    trace_capacity_ = trace_capacity_for(s_, level_);
     const size_t trace_bytes = static_cast<size_t>(warps) * trace_capacity_ * sizeof(DeviceRecord);
     trace_ = gpu_.alloc(trace_bytes, false);
     drv.check(drv.cuMemsetD8(trace_, 0xff, trace_bytes), "cuMemsetD8(trace)");
@@ -69,9 +86,7 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     // The kernel aligns its dynamic shared memory up to 1024 bytes itself; a traced kernel
     // keeps its records in shared memory after the scenario's buffers while they fit.
     const GpuInfo& info = gpu_.info();
-    const SmLimits limits{info.sm_count,          info.smem_per_sm,        info.reserved_smem_per_block,
-                          info.max_smem_optin,    info.max_threads_per_sm, info.max_blocks_per_sm};
-    ring_ = size_trace_ring(s_, trace_capacity_, level_ != TraceLevel::none, limits);
+    ring_ = plan_trace_ring(s_, level_, info);
     if (ring_.untraced_smem_bytes > info.max_smem_optin)
         throw std::runtime_error(fmt::format(
             "scenario needs {} bytes of shared memory per CTA (layout + 1024 for alignment); "

@@ -3,6 +3,7 @@
 // dump, snapshot area), tensor maps, the launch itself, and reading the results back.
 #include <cuda.h>
 
+#include <string>
 #include <vector>
 
 #include "device/gpu_session.h"
@@ -13,6 +14,14 @@
 #include "scenarios/run_result.h"
 
 namespace tmasim::device {
+
+// Records per warp region of a launch at `level`, and the ring a traced launch keeps them in.
+unsigned trace_capacity_for(const Scenario& s, TraceLevel level);
+TraceRingSize plan_trace_ring(const Scenario& s, TraceLevel level, const GpuInfo& gpu);
+// What the kernel source needs in front of it for that ring: "#define
+// TMASIM_TRACE_RING_HOLDS_ALL" when the ring holds the whole region (one predicate per record
+// store), else nothing.
+std::string trace_ring_defines(const Scenario& s, TraceLevel level, const GpuInfo& gpu);
 
 class KernelLaunch {
 public:
@@ -32,9 +41,6 @@ public:
     // It gets the shared memory of the launch without a trace ring, and a ring of 0 slots.
     CUfunction load_other(const std::vector<char>& cubin, const char* name);
     double run_other(CUfunction fn, bool with_ring = false);
-    // The scenario's kernel with a ring of 0 slots: every record a global store (the benchmark's
-    // experiment that shows what the ring saves).
-    double run_without_ring() { return launch(fn_, false); }
     // Records per warp the traced launch keeps in shared memory (0: none).
     unsigned trace_ring_slots() const { return ring_.slots; }
 

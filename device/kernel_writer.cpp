@@ -92,7 +92,7 @@ void KernelWriter::emit_prologue() {
     line(fmt::format("const unsigned ring_slots = {};", level_ == TraceLevel::none ? "0u" : "trace_ring"));
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
                      "trace_capacity, status, trace_rings + (unsigned long long)warp * ring_slots, ring_slots, "
-                     "trace_ring_used + warp, 0u, 0u, 0ull, 0u, 0u, 0u, false}};",
+                     "trace_ring_used + warp, 0u, 0u, {{}}, {{}}, {{}}, {{}}}};",
                      s_.launch.num_warps()));
     // A slot a lane that left early never wrote must read as empty, as global slots do.
     open("if (ring_slots != 0u)");
@@ -165,6 +165,13 @@ bool op_is_wait(OpKind k) {
            k == OpKind::bulk_wait_group_read || k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all ||
            k == OpKind::wgmma_wait_group;
 }
+// Waits that neither release nor order this thread's earlier stores: the pending records
+// are stored right before them, off the path to the next op (bar.sync is a wait too, but it
+// would wait for the stores).
+bool stores_records_before(OpKind k) {
+    return k == OpKind::mbarrier_wait || k == OpKind::bulk_wait_group || k == OpKind::bulk_wait_group_read ||
+           k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all || k == OpKind::wgmma_wait_group;
+}
 }  // namespace
 
 void KernelWriter::emit_op(const Op& op) {
@@ -174,11 +181,8 @@ void KernelWriter::emit_op(const Op& op) {
                      op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
                      op_traced_ ? "" : " (not traced)"));
     for (const std::string& s : t.setup) line(s);
-    if (boundary_clock() && op_traced_ && op_is_wait(op.kind)) {
-        line("#ifdef TMASIM_TRACE_STORE_AT_WAITS");
-        line("tracer.flush_pending();");
-        line("#endif");
-    }
+    if (boundary_clock() && op_traced_ && stores_records_before(op.kind))
+        line("tracer.flush_pending();  // the thread is about to wait: the records go now");
     open(fmt::format("if ({})", t.exec));
     if (!op_traced_) {
         // What a hand-written kernel would execute: the op alone.

@@ -124,7 +124,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     require_wgmma_support(s, gpu.info());
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
-    const std::string source = generate_kernel_source(s, options.trace);
+    const std::string source = trace_ring_defines(s, options.trace, gpu.info()) + generate_kernel_source(s, options.trace);
     const CompileResult compiled = compile_cuda(options.line_info ? with_line_directives(source) : source, target,
                                                 options.cache_dir, options.line_info);
     if (!compiled.ok)
