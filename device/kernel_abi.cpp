@@ -122,13 +122,17 @@ struct Tracer {
     __device__ __forceinline__ void flush_dropped() const {
         if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
     }
-    // A thread that leaves early (watchdog, unarrived cluster wait) copies its warp's ring
-    // itself: if every thread leaves, no epilogue copies it. Lanes of one warp write the
-    // same values to the same slots.
+    // Threads that leave early (watchdog, unarrived cluster wait) copy their warp's ring
+    // themselves: if every thread leaves, no epilogue copies it. The lanes leaving together
+    // sync first, so the lowest of them reads the others' records after they were written
+    // (racecheck saw each lane read lane 0's records without it).
     __device__ __forceinline__ void leave() {
         flush_pending();
         publish();
         flush_dropped();
+        const unsigned leaving = __activemask();
+        __syncwarp(leaving);
+        if ((int)(threadIdx.x & 31u) != __ffs(leaving) - 1) return;
         const unsigned n = next < ring_slots ? next : ring_slots;
         for (unsigned i = 0; i < n; ++i) buf[i] = ring[i];
     }
