@@ -97,7 +97,7 @@ TEST_CASE("sweep -j 1 and -j 2 print one table and write the same CSV", "[cli][s
     CHECK(std::stoll(m[2]) < std::stoll(m[1]));
 }
 
-TEST_CASE("--slurm writes a job array whose tasks' rows --collect turns into the local table", "[cli][sweep]") {
+TEST_CASE("sweep --slurm writes a job array whose tasks' rows --collect turns into the local table", "[cli][sweep]") {
     const std::string f = small_stream_sweep("slurm");
     const std::string dir = scratch("slurm_dir");
     fs::remove_all(dir);
