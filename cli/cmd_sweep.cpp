@@ -14,6 +14,8 @@
 #include "cli/sweep_expand.h"
 #include "cli/sweep_report.h"
 #include "cli/sweep_slurm.h"
+#include "model/core/arch_config.h"
+#include "model/run/run_model.h"
 
 namespace tmasim::cli {
 namespace fs = std::filesystem;
@@ -78,8 +80,10 @@ int run_here(const Sweep& sweep, const SweepArgs& a) {
     std::vector<BatchInput> inputs;
     for (const SweepPoint& p : sweep.points) {
         const fs::path file = folder.path / (p.id + ".yaml");
-        std::ofstream(file, std::ios::binary) << p.text;
-        if (!fs::exists(file)) throw std::runtime_error("cannot write " + file.string());
+        std::ofstream out(file, std::ios::binary);
+        out << p.text;
+        out.close();
+        if (!out) throw std::runtime_error("cannot write " + file.string());
         inputs.push_back({file.string(), p.id + ".yaml"});
     }
     const BatchOptions o =
@@ -112,6 +116,8 @@ int sweep(const SweepArgs& a) {
     if (!a.collect_dir.empty() && (!a.output.empty() || !a.arch.empty()))
         throw std::invalid_argument("--collect takes the runs' options from the folder; --output and --arch do not apply");
 
+    // An arch config that does not load would fail every point alike: say it once, first.
+    if (!a.arch.empty()) model::ArchConfig::load_named(a.arch, model::default_arch_dir());
     const Sweep sweep = expand_sweep(a.file);
     if (a.list) {
         list_points(sweep);

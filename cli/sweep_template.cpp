@@ -32,6 +32,8 @@ bool parse_int_value(const std::string& text, int64_t& out) {
     if (text.empty() || text.size() > 20) return false;
     const size_t digits_from = text[0] == '-' || text[0] == '+' ? 1 : 0;
     if (digits_from == text.size()) return false;
+    // "010": the scenario loader refuses leading zeros (octal to C), so expressions do too.
+    if (text.size() > digits_from + 1 && text[digits_from] == '0') return false;
     for (size_t i = digits_from; i < text.size(); ++i)
         if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
     errno = 0;

@@ -82,6 +82,8 @@ TEST_CASE("bad sweep files fail closed at their file:line:col", "[cli][sweep]") 
          "t.yaml:14:59", "error: ${rows * 128}: parameter rows is \"sixteen\" here, not an integer"},
         {"a point the loader refuses", "sweep: bad\ntemplate: t.yaml\nparams: {ctas: [1, 2], rows: [16, 300]}\n", "",
          "t.yaml:6:3", "error: tensormaps.mapA.box: box[0] = 300 is out of range; allowed: 1..256"},
+        {"a leading zero in an expression", "sweep: bad\ntemplate: t.yaml\nparams: {ctas: [1], rows: [016]}\n", "",
+         "t.yaml:14:59", "parameter rows is \"016\" here, not an integer"},
         {"a where that keeps nothing", ok + "where: \"ctas > 5\"\n", "", "s.yaml:6:8", "no point of the grid passes it"},
     };
     for (const Case& c : cases) {
@@ -98,7 +100,8 @@ TEST_CASE("bad sweep files fail closed at their file:line:col", "[cli][sweep]") 
             CHECK(r.err.find(c.message) != std::string::npos);
             // An error in one point names the point.
             const std::string name = c.name;
-            if (name == "a point the loader refuses" || name == "an expression over a word")
+            if (name == "a point the loader refuses" || name == "an expression over a word" ||
+                name == "a leading zero in an expression")
                 CHECK(r.err.find("(sweep " + dir + "/s.yaml, point ctas=1 rows=") != std::string::npos);
             CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
         }
@@ -111,6 +114,9 @@ TEST_CASE("sweep refuses options of another mode", "[cli][sweep]") {
     CHECK(run_cli("sweep " + f + " --list --slurm " + scratch("x")).code == 2);
     CHECK(run_cli("sweep " + f + " --per-task 2").code == 2);
     CHECK(run_cli("sweep").code == 2);
+    const auto arch = run_cli("sweep " + f + " --arch h999 -q");
+    CHECK(arch.code == 2);
+    CHECK(arch.out.empty());  // refused before any point ran
     const auto listed = run_cli("sweep " + f + " --list");
     CHECK(listed.code == 0);
     CHECK(tmasim_test::last_line(listed.out) == "72 points of a grid of 72");
