@@ -100,6 +100,10 @@ std::string with_line_directives(const std::string& source) {
             // A directive may stand between `template <...>` and the definition it heads.
             if (const std::string name = defined_function(line); !name.empty())
                 out += fmt::format("#line 1 \"{}{}.cu\"\n", kWrapperFilePrefix, name);
+            // Not inlined: the tool then names the op's own line among the access's device
+            // frames, where an inlined wrapper's line can belong to any op that calls it.
+            for (size_t at = line.find("__forceinline__"); at != std::string::npos; at = line.find("__forceinline__"))
+                line.replace(at, std::string("__forceinline__").size(), "__noinline__");
         } else if (std::smatch m; std::regex_match(line, m, op_comment)) {
             out += fmt::format("#line 1 \"{}{}.cu\"\n", kOpFilePrefix, m[1].str());
         } else if (line.find("// Every op done") != std::string::npos) {

@@ -32,7 +32,8 @@ namespace tmasim::device {
 extern const char* const kKernelSourceName;
 extern const char* const kKernelFileName;
 
-// The generated source with the #line directives (the code is unchanged).
+// The generated source with the #line directives, its device functions __noinline__ (so a
+// report's device frames reach the op's line; the code is otherwise unchanged).
 std::string with_line_directives(const std::string& kernel_source);
 
 class KernelLineMap {
