@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -87,32 +88,85 @@ struct Group {
 
 }  // namespace
 
+namespace {
+
+// The top-level device functions above the kernel: name -> their text (a `template <...>`
+// line included), every overload of a name together.
+std::map<std::string, std::string> top_level_functions(const std::vector<std::string>& lines, size_t kernel) {
+    std::map<std::string, std::string> found;
+    for (size_t i = 0; i < kernel; ++i) {
+        if (lines[i].rfind("__device__", 0) != 0) continue;
+        const std::string name = defined_function(lines[i]);
+        if (name.empty()) continue;
+        std::string text = i > 0 && lines[i - 1].rfind("template", 0) == 0 ? lines[i - 1] + '\n' : "";
+        size_t j = i;
+        for (; j < kernel; ++j) {
+            text += lines[j] + '\n';
+            if (lines[j] == "}") break;
+        }
+        found[name] += text;
+        i = j;
+    }
+    return found;
+}
+
+// `name(` -> `clone(` for every whole-word call of `name` in `line`.
+std::string rename_calls(const std::string& line, const std::string& name, const std::string& clone) {
+    const std::regex call("\\b" + name + "\\s*\\(");
+    return std::regex_replace(line, call, clone + "(");
+}
+
+}  // namespace
+
 std::string with_line_directives(const std::string& source) {
     static const std::regex op_comment(R"(^\s*// op (\d+): .*$)");
-    std::string out;
+    std::vector<std::string> lines;
     std::istringstream in(source);
-    int kernel_line = 0;  // 0: above the kernel
-    for (std::string line; std::getline(in, line);) {
-        if (is_kernel_start(line)) {
-            kernel_line = 1;
-            out += fmt::format("#line 1 \"{}\"\n", kKernelFileName);
-        } else if (kernel_line == 0) {
-            // A directive may stand between `template <...>` and the definition it heads.
-            if (const std::string name = defined_function(line); !name.empty())
-                out += fmt::format("#line 1 \"{}{}.cu\"\n", kWrapperFilePrefix, name);
-            // Not inlined: the tool then names the op's own line among the access's device
-            // frames, where an inlined wrapper's line can belong to any op that calls it.
-            for (size_t at = line.find("__forceinline__"); at != std::string::npos; at = line.find("__forceinline__"))
-                line.replace(at, std::string("__forceinline__").size(), "__noinline__");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    size_t kernel = 0;
+    while (kernel < lines.size() && !is_kernel_start(lines[kernel])) ++kernel;
+    const std::map<std::string, std::string> functions = top_level_functions(lines, kernel);
+
+    // The kernel, each op's code its own file. An op's calls go to its own copies of the
+    // device functions it calls, which sit in the op's file too: racecheck names only the
+    // innermost line of an access (no device frames), and a copy's line names the op.
+    std::string body;
+    std::map<std::string, std::string> clones;  // clone name -> its text
+    int op = -1;
+    for (size_t i = kernel; i < lines.size(); ++i) {
+        std::string line = lines[i];
+        const int kernel_line = static_cast<int>(i - kernel) + 1;
+        if (i == kernel) {
+            body += fmt::format("#line 1 \"{}\"\n", kKernelFileName);
         } else if (std::smatch m; std::regex_match(line, m, op_comment)) {
-            out += fmt::format("#line 1 \"{}{}.cu\"\n", kOpFilePrefix, m[1].str());
+            op = std::stoi(m[1].str());
+            body += fmt::format("#line 1 \"{}{}.cu\"\n", kOpFilePrefix, op);
         } else if (line.find("// Every op done") != std::string::npos) {
-            out += fmt::format("#line {} \"{}\"\n", kernel_line, kKernelFileName);
+            op = -1;
+            body += fmt::format("#line {} \"{}\"\n", kernel_line, kKernelFileName);
         }
-        out += line + '\n';
-        if (kernel_line > 0) ++kernel_line;
+        if (op >= 0)
+            for (const std::string& callee : called_names(line)) {
+                auto f = functions.find(callee);
+                if (f == functions.end()) continue;
+                const std::string clone = fmt::format("{}__op{}", callee, op);
+                line = rename_calls(line, callee, clone);
+                if (!clones.count(clone))
+                    clones[clone] = fmt::format("#line 1 \"{}{}.cu\"\n", kOpFilePrefix, op) +
+                                    rename_calls(f->second, callee, clone);
+            }
+        body += line + '\n';
     }
-    return out;
+
+    std::string out;
+    for (size_t i = 0; i < kernel; ++i) {
+        // A directive may stand between `template <...>` and the definition it heads.
+        if (const std::string name = defined_function(lines[i]); !name.empty())
+            out += fmt::format("#line 1 \"{}{}.cu\"\n", kWrapperFilePrefix, name);
+        out += lines[i] + '\n';
+    }
+    for (const auto& [name, text] : clones) out += text;
+    return out + body;
 }
 
 KernelLineMap::KernelLineMap(const std::string& source) {
