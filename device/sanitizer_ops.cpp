@@ -19,6 +19,16 @@ namespace {
 const char* const kWrapperFilePrefix = "tmasim_wrapper_";
 const char* const kOpFilePrefix = "tmasim_op_";
 
+// A function the tool names that is an op's own copy of a device function
+// ("ld_volatile_shared_b32__op8(unsigned int)+0xee0", mangled or not) -> 8; -1 otherwise.
+// The copy's name is what identifies the op: the tool gave copies with the same body the
+// file name of another op's copy (an H200, compute-sanitizer 2025.3).
+int op_of_function(const std::string& function) {
+    static const std::regex copy(R"(__op(\d{1,9})(?!\d))");
+    std::smatch m;
+    return std::regex_search(function, m, copy) ? std::stoi(m[1].str()) : -1;
+}
+
 // "tmasim_op_7.cu" -> 7; -1 for any other file.
 int op_of_file(const std::string& file) {
     static const std::regex op_file(R"(^tmasim_op_(\d{1,9})\.cu$)");
@@ -220,6 +230,7 @@ int KernelLineMap::op_at(int line) const {
 
 std::vector<int> KernelLineMap::ops_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const {
     auto in_kernel = [&](const SanitizerLocation& loc) {
+        if (const int op = op_of_function(loc.function); op >= 0) return op;
         if (const int op = op_of_file(loc.file); op >= 0) return op;
         if (loc.line <= 0 || base_name(loc.file) != kKernelFileName) return -1;
         return op_at(loc.line);
@@ -245,7 +256,7 @@ std::string KernelLineMap::wrapper_named(const SanitizerLocation& at) const {
 }
 
 bool KernelLineMap::in_executor_code(const SanitizerLocation& at) const {
-    if (op_of_file(at.file) >= 0) return false;
+    if (op_of_function(at.function) >= 0 || op_of_file(at.file) >= 0) return false;
     if (at.line > 0 && base_name(at.file) == kKernelFileName) return op_at(at.line) < 0;
     const std::string name = wrapper_named(at);
     return wrappers_.count(name) > 0 && ops_calling_.count(name) == 0;

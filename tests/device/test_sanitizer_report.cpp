@@ -289,4 +289,10 @@ TEST_CASE("in a sanitized build each op calls its own copy of a wrapper, in the 
     // A location in a copy maps to its op alone.
     const KernelLineMap map(generate_kernel_source(s));
     CHECK(map.ops_of({"k", "0x10", "tmasim_op_4.cu", 2}, {}) == std::vector<int>{4});
+    // The copy's name wins over its file: copies with the same body were seen under another
+    // op's file name (H200, no_params_barrier: op 8's load reported in tmasim_op_7.cu).
+    CHECK(map.ops_of({"ld_volatile_shared_b32__op2(unsigned int)+0xee0", "0xee0", "tmasim_op_0.cu", 3}, {}) ==
+          std::vector<int>{2});
+    CHECK(map.ops_of({"$tmasim_scenario_kernel$_Z25st_volatile_shared_b32__op4jj+0x3420", "0x3420", "", 0}, {}) ==
+          std::vector<int>{4});
 }
