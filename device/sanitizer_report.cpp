@@ -78,7 +78,9 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
     using Kind = SanitizerFinding::Kind;
     static const std::regex hazard_head(R"(^(\w+):\s*(?:\([^)]*\)\s*)?Potential (RAW|WAR|WAW) hazard detected at (\S+ 0x[0-9a-fA-F]+) in block )" +
                                         kCoords + R"(\s*:?$)");
-    static const std::regex hazard_access(R"(^(Read|Write) Thread )" + kCoords + R"( at (.*)$)");
+    // A cluster launch adds the CTA's rank: "Read Thread (0,0,0) (block rank 1) at ...".
+    static const std::regex hazard_access(R"(^(Read|Write) Thread )" + kCoords +
+                                          R"((?: \(block rank (\d{1,9})\))? at (.*)$)");
     static const std::regex race_head(R"(^(\w+):\s*(?:\([^)]*\)\s*)?Race reported between (Read|Write) access at (.*)$)");
     static const std::regex race_more(R"(^and (Read|Write) access at (.*?)(?: \[(\d+) hazards?\])?$)");
     static const std::regex barrier_head(R"(^(Barrier error detected|Warpgroup MMA sequence error detected).*$)");
@@ -144,7 +146,8 @@ SanitizerReport parse_sanitizer_report(const std::string& text) {
             SanitizerAccess a;
             a.type = m[1].str();
             a.thread = triple(m, 2);
-            a.at = parse_location(m[5].str());
+            if (m[5].matched) a.block_rank = std::stoi(m[5].str());
+            a.at = parse_location(m[6].str());
             open->accesses.push_back(a);
         } else if (line.rfind("and ", 0) == 0 && std::regex_match(line, m, race_more)) {
             SanitizerAccess a;

@@ -36,6 +36,7 @@ struct SanitizerLocation {
 struct SanitizerAccess {
     std::string type;                   // "Read" or "Write"
     std::array<int, 3> thread{-1, -1, -1};  // -1: the report names no thread (analysis mode)
+    int block_rank = -1;                // a cluster launch: the CTA's rank in its cluster
     SanitizerLocation at;
     long long hazards = 0;              // analysis lines: "[N hazards]"; 0 when not given
 };

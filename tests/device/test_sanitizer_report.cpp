@@ -157,6 +157,41 @@ TEST_CASE("numbers past int's range in a report read as unknown, not as an excep
     CHECK(r.summary_count == -1);
 }
 
+TEST_CASE("a cluster launch's hazard names each access's block rank", "[sanitizer]") {
+    const SanitizerReport r = parse_sanitizer_report(
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Potential WAR hazard detected at __shared__ 0x400 in block (0,0,0) :\n"
+        "=========     Read Thread (0,0,0) (block rank 0) at ld_volatile_shared_b32__op2(unsigned int)+0x860 in "
+        "tmasim_op_2.cu:3\n"
+        "=========     Write Thread (1,0,0) (block rank 1) at st_volatile_shared_cluster_b32__op0(unsigned int, "
+        "unsigned int)+0x790 in tmasim_op_0.cu:2\n"
+        "=========     Current Value : 0, Incoming Value : 232\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n");
+    REQUIRE(r.findings.size() == 1);
+    REQUIRE(r.findings[0].accesses.size() == 2);
+    CHECK(r.findings[0].accesses[0].block_rank == 0);
+    CHECK(r.findings[0].accesses[1].block_rank == 1);
+    CHECK(r.findings[0].accesses[1].thread == std::array<int, 3>{1, 0, 0});
+    CHECK(r.findings[0].accesses[1].at.file == "tmasim_op_0.cu");
+    CHECK(r.findings[0].accesses[1].at.function == "st_volatile_shared_cluster_b32__op0(unsigned int, unsigned int)");
+}
+
+TEST_CASE("a racecheck race between ops of one single thread is not compared", "[sanitizer]") {
+    const Scenario s = load_scenario_file((kSource / "scenarios/catalog/teach/13b_inval_reinit.yaml").string());
+    const SanitizerReport report = parse_sanitizer_report(
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Race reported between Write access at mbarrier_init_shared_cta_b64__op2(unsigned int, "
+        "unsigned int)+0x10 in tmasim_op_2.cu:2\n"
+        "=========     and Read access at mbarrier_arrive_shared_cta_b64__op3(unsigned int)+0x20 in tmasim_op_3.cu:3\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n");
+    const std::vector<Diagnostic> d =
+        sanitizer_diagnostics(report, "racecheck", KernelLineMap(generate_kernel_source(s)), s);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].detail.at("ops") == "2,3");
+    CHECK(d[0].detail.count("outside_tool") == 1);
+    CHECK(d[0].message.find("every op it names runs on one thread") != std::string::npos);
+}
+
 TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines through device frames",
           "[sanitizer]") {
     const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());
