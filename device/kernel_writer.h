@@ -109,6 +109,7 @@ private:
     void emit_wgmma_registers();  // prologue: one zeroed register array per accumulator
     void emit_wgmma_pins(int acc);
     void emit_wgmma(const Op& op);
+    void emit_layout_op(const Op& op);  // layout.*, convert_layout (kernel_writer_layout_ops.cpp)
     void emit_wgmma_mma(const Op& op);
     // kernel_writer_snapshot.cpp
     void emit_snapshot_counters();  // prologue: one instance counter per snapshot op
