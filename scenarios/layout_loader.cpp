@@ -21,11 +21,9 @@ BlockedSpec read_blocked(MapReader& m) {
     b.warps_per_cta = m.int_list("warps_per_cta", 1, kMaxRank, 1, 32);
     b.order = m.int_list("order", 1, kMaxRank, 0, int64_t(kMaxRank) - 1);
     m.finish(keys);
-    try {
-        check_blocked(b);
-    } catch (const std::invalid_argument& e) {
-        m.fail("blocked", e.what());
-    }
+    std::string key;
+    const std::string error = blocked_error(b, key);
+    if (!error.empty()) m.fail(key, error);
     return b;
 }
 

@@ -106,26 +106,39 @@ int64_t RegLayoutSpec::rank() const {
     return 0;
 }
 
-void check_blocked(const BlockedSpec& b) {
+std::string blocked_error(const BlockedSpec& b, std::string& key) {
     const size_t rank = b.order.size();
+    key = "order";
     if (b.size_per_thread.size() != rank || b.threads_per_warp.size() != rank || b.warps_per_cta.size() != rank)
-        throw std::invalid_argument("size_per_thread, threads_per_warp, warps_per_cta and order must have one entry "
-                                    "per dimension; allowed: lists of equal length");
+        return "size_per_thread, threads_per_warp, warps_per_cta and order must have one entry per dimension; "
+               "allowed: lists of equal length";
+    const std::pair<const char*, const std::vector<int64_t>*> lists[] = {
+        {"size_per_thread", &b.size_per_thread}, {"threads_per_warp", &b.threads_per_warp}, {"warps_per_cta", &b.warps_per_cta}};
+    for (const auto& [name, list] : lists)
+        for (int64_t v : *list)
+            if (!pow2(v)) {
+                key = name;
+                return std::to_string(v) + " is not a power of two; allowed: 1, 2, 4, ...";
+            }
     int64_t lanes = 1;
-    for (size_t d = 0; d < rank; ++d) {
-        for (int64_t v : {b.size_per_thread[d], b.threads_per_warp[d], b.warps_per_cta[d]})
-            if (!pow2(v)) throw std::invalid_argument(std::to_string(v) + " is not a power of two; allowed: 1, 2, 4, ...");
-        lanes *= b.threads_per_warp[d];
+    for (int64_t v : b.threads_per_warp) lanes *= v;
+    if (lanes != 32) {
+        key = "threads_per_warp";
+        return "threads_per_warp " + list_text(b.threads_per_warp) + " multiplies to " + std::to_string(lanes) +
+               "; allowed: a product of 32 (one warp)";
     }
-    if (lanes != 32)
-        throw std::invalid_argument("threads_per_warp " + list_text(b.threads_per_warp) + " multiplies to " +
-                                    std::to_string(lanes) + "; allowed: a product of 32 (one warp)");
     std::vector<int64_t> sorted = b.order;
     std::sort(sorted.begin(), sorted.end());
     for (size_t d = 0; d < rank; ++d)
         if (sorted[d] != int64_t(d))
-            throw std::invalid_argument("order " + list_text(b.order) + " is not a permutation of the dimensions 0.." +
-                                        std::to_string(rank - 1));
+            return "order " + list_text(b.order) + " is not a permutation of the dimensions 0.." + std::to_string(rank - 1);
+    return "";
+}
+
+void check_blocked(const BlockedSpec& b) {
+    std::string key;
+    const std::string error = blocked_error(b, key);
+    if (!error.empty()) throw std::invalid_argument(error);
 }
 
 LinearLayout to_linear(const RegLayoutSpec& spec, const std::vector<int64_t>& shape) {

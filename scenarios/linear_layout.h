@@ -50,6 +50,9 @@ struct RegLayoutSpec {
 // Throws std::invalid_argument naming what is wrong (the loader adds file:line:col):
 // threads_per_warp must multiply to 32, sizes must be powers of two, order a permutation.
 void check_blocked(const BlockedSpec& b);
+// The same checks without throwing: empty when `b` is fine, else the message, with `key`
+// set to the list it is about (size_per_thread, threads_per_warp, warps_per_cta, order).
+std::string blocked_error(const BlockedSpec& b, std::string& key);
 // The linear layout of `spec` for a tile of `shape`. A layout whose block is smaller than
 // the tile repeats in registers along `order`'s dimensions, fastest first; one larger
 // than the tile broadcasts (lane and warp bases past the tile become 0, register bases

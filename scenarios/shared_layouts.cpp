@@ -25,6 +25,13 @@ void inner_outer(const SharedLayoutSpec& s, size_t rank, size_t& inner, size_t& 
 
 void check_shared_layout(const SharedLayoutSpec& s, const std::vector<int64_t>& shape, int64_t element_bytes) {
     if (shape.empty() || shape.size() > 2) throw std::invalid_argument("shared layouts hold 1-D and 2-D tiles");
+    if (s.kind == SharedLayoutSpec::Kind::swizzled && !s.order.empty()) {
+        bool seen[2] = {false, false};
+        for (int64_t d : s.order)
+            if (d >= int64_t(shape.size()) || seen[d] || !(seen[d] = true))
+                throw std::invalid_argument("order is not a permutation of the tile's " + std::to_string(shape.size()) +
+                                            " dimension(s)");
+    }
     size_t inner = 0, outer = 0;
     inner_outer(s, shape.size(), inner, outer);
     const int64_t cols = shape[inner];
