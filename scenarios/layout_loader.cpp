@@ -1,5 +1,6 @@
 #include "scenarios/layout_loader.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "scenarios/values.h"
@@ -197,6 +198,27 @@ TileDecl read_tile_decl(const std::string& name, MapReader& m, const SourceLoc& 
     if (lin.num_warps() * 32 != sc.launch.num_warps() * 32 || sc.launch.block % 32 != 0)
         m.fail("layout", "'" + t.layout + "' spreads over " + std::to_string(lin.num_warps()) + " warp(s), the block has " +
                              std::to_string(sc.launch.block) + " threads; allowed: a layout over all of the block's warps");
+    // Copies come only from zero bases (broadcast): the non-zero bases are independent over
+    // GF(2), so a store's writer is the holder whose zero-basis bits are 0 on both backends.
+    uint64_t basis[64] = {};  // basis[b]: the reduced vector whose highest bit is b
+    for (const auto* set : {&lin.reg, &lin.lane, &lin.warp})
+        for (const Coords& b : *set) {
+            uint64_t v = 0;
+            for (int64_t c : b) v = (v << 20) | uint64_t(c);
+            if (v == 0) continue;
+            for (int bit = 63; bit >= 0 && v != 0; --bit) {
+                if (!((v >> bit) & 1)) continue;
+                if (basis[bit] == 0) {
+                    basis[bit] = v;
+                    v = 0;
+                    break;
+                }
+                v ^= basis[bit];
+                if (v == 0)
+                    m.fail("layout", "'" + t.layout + "' gives one element to two (register, lane, warp) combinations "
+                                         "through non-zero bases; allowed: copies only through zero bases (broadcast)");
+            }
+        }
     std::vector<bool> owned(size_t(n), false);
     for (int64_t w = 0; w < lin.num_warps(); ++w)
         for (int64_t ln = 0; ln < lin.num_lanes(); ++ln)

@@ -80,3 +80,11 @@ TEST_CASE("layout format: bad layout ops name their key", "[scenarios][layouts]"
     CHECK_THAT(error_of(with("layout: swz}\n  - {op: sync}", "layout: nothing}\n  - {op: sync}")),
                Catch::Contains("no shared layout named 'nothing'"));
 }
+
+TEST_CASE("layout format: a linear layout with dependent non-zero bases is refused", "[scenarios][layouts]") {
+    // Lane 1 and lane 2 both reach element 2: two holders that are not a broadcast.
+    const std::string text = with("rows: {slice: {dim: 1, parent: parent}}",
+                                  "rows: {linear: {reg: [[1], [8], [16], [32], [64], [128], [256], [512], [1024]], "
+                                  "lane: [[2], [2], [4], [0], [0]], warp: [[0], [0]], shape: [2048]}}");
+    CHECK_THAT(error_of(text), Catch::Contains("through non-zero bases"));
+}
