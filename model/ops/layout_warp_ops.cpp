@@ -216,10 +216,10 @@ void LayoutWarpOps::convert(const Op& op) {
     const double store_cost = shared_access(op, false, true, detail);
     w_.emit(op, ev, EventKind::issue, detail);
     w_.spend(store_cost);
-    w_.op_sync(op);
+    w_.op_sync(op, false);
     const double load_cost = shared_access(op, true, false, load_detail);
     w_.spend(load_cost);
-    w_.op_sync(op);
+    w_.op_sync(op, false);
     for (const auto& [k, val] : load_detail) detail[k] = val;
     w_.emit(op, ev, EventKind::complete, detail);
 }

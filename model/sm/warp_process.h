@@ -53,8 +53,9 @@ public:
               const std::map<std::string, std::string>& detail = {});
     void spend(double config_cycles);
     void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
-    // barrier.sync 0 for `op` (sync itself, and the barriers convert_layout needs).
-    void op_sync(const Op& op);
+    // barrier.sync 0 for `op` (sync itself, and the barriers convert_layout needs; those
+    // record no wait events of their own, as the device records the op as one).
+    void op_sync(const Op& op, bool wait_events = true);
     // The warp's registers of each register tile (`tiles:`), as the tile's row-major bytes;
     // only the elements the warp's layout owns are meaningful.
     std::vector<uint8_t>& tile_registers(const std::string& name) { return tiles_[name]; }
