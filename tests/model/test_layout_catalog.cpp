@@ -177,3 +177,14 @@ TEST_CASE("layouts: at full chip the R sweep is flat and the transposed view cra
     CHECK(double(transposed) / double(fixed) < 9.0);
     CHECK(double(rows) / double(fixed) == Approx(1.0).epsilon(0.05));
 }
+
+TEST_CASE("layouts: a broadcast tile is stored once, by the first warp's lanes", "[model][layouts]") {
+    const Scenario s = catalog("layouts/tutorial_maps.yaml");
+    const RunResult r = run_ok(s);
+    CHECK(global_image(r, "dst").bytes == global_image(r, "src").bytes);
+    // Every warp holds the whole 32x8 tile and loads it (4 warps x 2 vectors of 16 bytes);
+    // only warp 0 stores it.
+    CHECK(total(r, op_id(s, "load"), "gld_requests") == 4 * 2);
+    CHECK(total(r, op_id(s, "store"), "gst_requests") == 2);
+    CHECK(total(r, op_id(s, "store"), "gst_sectors") == 32 * 8 * 4 / 32);
+}
