@@ -116,6 +116,7 @@ private:
     std::string shared_offset_cxx(const Op& op, const std::vector<int64_t>& shape) const;
     void emit_layout_vectors(const Op& op, bool to_side, bool is_store, bool global);
     void emit_layout_rename(const Op& op);
+    void emit_layout_reduce(const Op& op);
     void emit_wgmma_mma(const Op& op);
     // kernel_writer_snapshot.cpp
     void emit_snapshot_counters();  // prologue: one instance counter per snapshot op

@@ -15,6 +15,7 @@
 
 #include "device/kernel_writer.h"
 #include "scenarios/layout_ops.h"
+#include "scenarios/layout_reduce.h"
 
 namespace tmasim::device {
 
@@ -214,8 +215,59 @@ void KernelWriter::emit_layout_rename(const Op& op) {
     }
 }
 
+// layout.reduce in scenarios/layout_reduce.h's order: registers, lane rounds, warps.
+void KernelWriter::emit_layout_reduce(const Op& op) {
+    ReducePlan p;
+    try {
+        p = plan_reduce(s_, op);
+    } catch (const std::invalid_argument& e) {
+        fail(op, e.what());
+    }
+    const std::string ts = tile_var(s_, op.tile), td = tile_var(s_, op.to_tile);
+    const auto f = [&](const std::string& a, const std::string& b) {
+        return op.combine_max ? fmt::format("fmaxf({}, {})", a, b) : fmt::format("({} + {})", a, b);
+    };
+    const size_t groups = p.groups.size();
+    line(fmt::format("float racc[{}];", groups));
+    for (size_t g = 0; g < groups; ++g) {
+        const std::vector<int64_t>& regs = p.groups[g];
+        line(fmt::format("racc[{}] = __uint_as_float({}[{}]);", g, ts, regs[0]));
+        for (size_t i = 1; i < regs.size(); ++i)
+            line(fmt::format("racc[{0}] = {1};", g, f(fmt::format("racc[{}]", g), fmt::format("__uint_as_float({}[{}])", ts, regs[i]))));
+    }
+    for (int bit : p.lane_bits)
+        for (size_t g = 0; g < groups; ++g)
+            line(fmt::format("racc[{0}] = {1};", g,
+                             f(fmt::format("racc[{}]", g), fmt::format("shfl_sync_bfly_b32(racc[{}], {}u)", g, 1u << bit))));
+    if (!p.warp_bits.empty()) {
+        emit_lane_warp_coords(p.dst);  // lc0: this thread's part of each destination element
+        int64_t mask = 0;
+        for (int b : p.warp_bits) mask |= int64_t(1) << b;
+        line(fmt::format("const unsigned sbase = {};", buffer_addr(op.buffer, op).addr));
+        for (size_t g = 0; g < groups; ++g)
+            line(fmt::format("st_volatile_shared_b32(sbase + (unsigned)(((long long)warp * {}ll + ({}ll ^ lc0)) * 4ll), "
+                             "__float_as_uint(racc[{}]));",
+                             p.out_elements, p.dst.element(int64_t(g), 0, 0)[0], g));
+        line("barrier_sync_aligned_0();");
+        std::vector<int64_t> subsets;  // the axis bits' combinations, increasing
+        for (int64_t c = 0; c <= mask; ++c)
+            if ((c & ~mask) == 0) subsets.push_back(c);
+        for (size_t g = 0; g < groups; ++g)
+            for (size_t k = 0; k < subsets.size(); ++k) {
+                const std::string v = fmt::format(
+                    "__uint_as_float(ld_volatile_shared_b32(sbase + (unsigned)((((long long)warp & ~{}ll) | {}ll) * {}ll + "
+                    "({}ll ^ lc0)) * 4u))",
+                    mask, subsets[k], p.out_elements, p.dst.element(int64_t(g), 0, 0)[0]);
+                line(fmt::format("racc[{}] = {};", g, k == 0 ? v : f(fmt::format("racc[{}]", g), v)));
+            }
+        line("barrier_sync_aligned_0();");
+    }
+    for (size_t g = 0; g < groups; ++g) line(fmt::format("{}[{}] = __float_as_uint(racc[{}]);", td, g, g));
+}
+
 void KernelWriter::emit_layout_op(const Op& op) {
     switch (op.kind) {
+    case OpKind::layout_reduce: return emit_layout_reduce(op);
     case OpKind::layout_global_load: return emit_layout_vectors(op, false, false, true);
     case OpKind::layout_global_store: return emit_layout_vectors(op, false, true, true);
     case OpKind::layout_shared_store: return emit_layout_vectors(op, false, true, false);

@@ -1,4 +1,4 @@
-// PTX wrappers for the layout ops (layout.global_load/store): plain (not volatile) global
+// PTX wrappers for the layout ops (layout.global_load/store, layout.reduce): plain (not volatile) global
 // loads and stores of one vector of a thread's registers, the instructions a Gluon kernel's
 // gl.load/gl.store compile to (LDG.E{,.64,.128}, STG.E{,.64,.128}). Each value is its own
 // register, unlike st_global's replicated word. Same conventions as ptx_wrappers.cpp,
@@ -73,6 +73,15 @@ __device__ __forceinline__ void st_global_v4_b32(void* addr, unsigned v0, unsign
                  :: "l"(addr), "r"(v0), "r"(v1), "r"(v2), "r"(v3) : "memory");
 }
 
+// ---- warp shuffles, for layout.reduce's rounds across lanes -------------------------------
+
+// PTX: shfl.sync.bfly.b32 d, a, b, c, membermask;  sm_30 (every lane of the warp; c = 0x1f)
+__device__ __forceinline__ float shfl_sync_bfly_b32(float a, unsigned lane_mask) {
+    float d;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(d) : "f"(a), "r"(lane_mask) : "memory");
+    return d;
+}
+
 )ptx";
 
 }  // namespace
@@ -81,7 +90,8 @@ std::string_view ptx_layout_wrappers_source() { return kLayoutSource; }
 
 std::vector<std::string> ptx_layout_wrapper_names() {
     return {"ld_global_b8",  "ld_global_b16",  "ld_global_b32",    "ld_global_v2_b32", "ld_global_v4_b32",
-            "st_global_b8",  "st_global_b16",  "st_global_b32",    "st_global_v2_b32", "st_global_v4_b32"};
+            "st_global_b8",  "st_global_b16",  "st_global_b32",    "st_global_v2_b32", "st_global_v4_b32",
+            "shfl_sync_bfly_b32"};
 }
 
 }  // namespace tmasim::device

@@ -208,6 +208,8 @@ struct Op {
     Expr base;
     std::vector<int64_t> strides;
     Expr mask;
+    int64_t axis = 0;           // layout.reduce: the dimension reduced
+    bool combine_max = false;   // layout.reduce: max instead of add
     // loop
     std::string var;
     Expr loop_count;

@@ -233,6 +233,15 @@ void read_layout_op(MapReader& m, Op& op) {
         op.mask = m.expr_or_empty("mask");
         return;
     }
+    if (op.kind == OpKind::layout_reduce) {
+        op.axis = m.integer("axis", 0, 1);
+        op.to_tile = m.string("to");
+        if (m.has("scratch")) op.buffer = read_ref(m, "scratch");
+        const std::string c = m.string_or("combine", "add");
+        if (c != "add" && c != "max") m.fail("combine", "unknown combine \"" + c + "\"; allowed: add, max");
+        op.combine_max = c == "max";
+        return;
+    }
     if (op_takes_key(op.kind, "to")) {
         op.to_tile = m.string("to");
         op.buffer = read_ref(m, "scratch");

@@ -69,6 +69,8 @@
     X(layout_shared_store, "layout.shared_store", layout, "tile, buffer, layout", kWritesShared, 90)         \
     X(layout_shared_load, "layout.shared_load", layout, "tile, buffer, layout", kReadsShared, 90)           \
     X(convert_layout, "convert_layout", layout, "tile, to, scratch, layout",                                  \
+      kWait | kReadsShared | kWritesShared, 90)                                                             \
+    X(layout_reduce, "layout.reduce", layout, "tile, axis, to, scratch, combine",                              \
       kWait | kReadsShared | kWritesShared, 90)
 
 #include <string>

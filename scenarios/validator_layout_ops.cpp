@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "scenarios/layout_ops.h"
+#include "scenarios/layout_reduce.h"
 #include "scenarios/validator_util.h"
 
 namespace tmasim {
@@ -39,6 +40,26 @@ void check_shared_side(const Scenario& sc, const Op& op, const TileDecl& tile, c
     }
 }
 
+// layout.reduce: the destination is the source's slice; warps that split the axis need a
+// scratch of one f32 partial per warp and destination element.
+void check_reduce(const Scenario& sc, const Op& op) {
+    tile_named(sc, op, op.to_tile, "to");
+    ReducePlan p;
+    try {
+        p = plan_reduce(sc, op);
+    } catch (const std::invalid_argument& e) {
+        throw ScenarioError(op.loc, op_key(op, "to"), e.what());
+    }
+    if (p.warp_bits.empty()) return;
+    const int64_t need = p.src.num_warps() * p.out_elements;
+    const SharedBuffer* b = sc.find_shared(op.buffer.name);
+    if (!b || b->type != DType::f32 || b->num_elements() < need)
+        throw ScenarioError(op.loc, op_key(op, "scratch"),
+                            "warps split axis " + std::to_string(op.axis) + ", so partials go through shared memory; "
+                            "allowed: an f32 buffer of at least " + std::to_string(need) + " elements (warps x " +
+                            op.to_tile + "'s elements)");
+}
+
 }  // namespace
 
 void check_layout_op(const Scenario& sc, const Op& op, const std::vector<std::string>& scope) {
@@ -63,6 +84,7 @@ void check_layout_op(const Scenario& sc, const Op& op, const std::vector<std::st
         check_expr_vars(op.mask, mask_scope, op_key(op, "mask"));
         return;
     }
+    if (op.kind == OpKind::layout_reduce) return check_reduce(sc, op);
     check_shared_side(sc, op, tile, op.kind == OpKind::convert_layout ? "scratch" : "buffer");
     if (op.kind != OpKind::convert_layout) return;
     const TileDecl& to = tile_named(sc, op, op.to_tile, "to");

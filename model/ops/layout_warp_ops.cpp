@@ -1,6 +1,7 @@
 #include "model/ops/layout_warp_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "model/sm/shared_race_check.h"
 #include "model/sm/warp_process.h"
 #include "model/state/bank_model.h"
+#include "scenarios/layout_reduce.h"
 #include "scenarios/values.h"
 
 namespace tmasim::model {
@@ -47,6 +49,10 @@ void LayoutWarpOps::exec(const Op& op) {
     std::map<std::string, std::string> detail;
     if (op.kind == OpKind::convert_layout) {
         convert(op);
+        return;
+    }
+    if (op.kind == OpKind::layout_reduce) {
+        reduce(op);
         return;
     }
     double cost = 0;
@@ -221,6 +227,109 @@ void LayoutWarpOps::convert(const Op& op) {
     w_.spend(load_cost);
     w_.op_sync(op, false);
     for (const auto& [k, val] : load_detail) detail[k] = val;
+    w_.emit(op, ev, EventKind::complete, detail);
+}
+
+// layout.reduce (scenarios/layout_reduce.h), with the device's order of combination: a
+// thread's registers in increasing order, then one butterfly round per lane bit along the
+// axis (own value first), then the partials of the warps along the axis in increasing warp
+// order through `scratch` between two barriers.
+void LayoutWarpOps::reduce(const Op& op) {
+    CtaModule& cta = w_.cta();
+    RunContext& run = cta.run();
+    const ReducePlan p = plan_reduce(run.scenario, op);
+    const int64_t warp = w_.warp(), lanes = p.src.num_lanes(), groups = int64_t(p.groups.size());
+    const auto f = [&](float a, float b) { return op.combine_max ? std::fmax(a, b) : a + b; };
+    std::vector<uint8_t>& from = tile(op.tile);
+    std::vector<uint8_t>& to = tile(op.to_tile);
+    auto reg_value = [&](int64_t r, int64_t lane) {
+        float v;
+        std::memcpy(&v, from.data() + p.src.flat(p.src.element(r, lane, warp)) * 4, 4);
+        return v;
+    };
+    std::vector<std::vector<float>> acc(static_cast<size_t>(lanes), std::vector<float>(static_cast<size_t>(groups)));
+    int64_t combines = 0;
+    for (int64_t lane = 0; lane < lanes; ++lane)
+        for (int64_t g = 0; g < groups; ++g) {
+            const std::vector<int64_t>& regs = p.groups[size_t(g)];
+            float a = reg_value(regs[0], lane);
+            for (size_t i = 1; i < regs.size(); ++i) a = f(a, reg_value(regs[i], lane));
+            acc[size_t(lane)][size_t(g)] = a;
+            if (lane == 0) combines += int64_t(regs.size()) - 1;
+        }
+    for (int bit : p.lane_bits) {
+        std::vector<std::vector<float>> next = acc;
+        for (int64_t lane = 0; lane < lanes; ++lane)
+            for (int64_t g = 0; g < groups; ++g)
+                next[size_t(lane)][size_t(g)] = f(acc[size_t(lane)][size_t(g)], acc[size_t(lane ^ (int64_t(1) << bit))][size_t(g)]);
+        acc = next;
+    }
+    const TimingParams& tp = run.timing;
+    std::map<std::string, std::string> detail;
+    detail["shuffles"] = std::to_string(int64_t(p.lane_bits.size()) * groups);
+    const std::vector<int> ev{0};
+    double cost = double(combines) * tp.issue_cycles +
+                  double(p.lane_bits.size()) * (double(groups) * tp.issue_cycles + tp.shared_access_cycles);
+    auto element = [&](int64_t g, int64_t lane) { return p.dst.element(g, lane, warp)[0]; };
+    if (p.warp_bits.empty()) {
+        for (int64_t lane = 0; lane < lanes; ++lane)
+            for (int64_t g = 0; g < groups; ++g) std::memcpy(to.data() + element(g, lane) * 4, &acc[size_t(lane)][size_t(g)], 4);
+        w_.emit(op, ev, EventKind::issue, detail);
+        w_.spend(cost);
+        w_.emit(op, ev, EventKind::complete, detail);
+        return;
+    }
+    // Partials through shared memory: scratch[warp * n + e], one 4-byte store per group.
+    const int64_t index = op.buffer.index.empty() ? 0 : w_.eval(op.buffer.index, 0);
+    const std::string display = op.buffer.index.empty() ? op.buffer.name : fmt::format("{}[{}]", op.buffer.name, index);
+    const int64_t base = run.layout.offset_of(op.buffer.name, index);
+    SharedRaceCheck races(cta, op, display, base);
+    int64_t st_wavefronts = 0, st_conflicts = 0, ld_wavefronts = 0, ld_conflicts = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+        std::vector<BankModel::LaneAccess> accesses;
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+            const int64_t at = base + (warp * p.out_elements + element(g, lane)) * 4;
+            races.generic(w_.site(op, int(lane)), int(warp * 32 + lane), at, 4, true);
+            std::memcpy(cta.smem().data() + at, &acc[size_t(lane)][size_t(g)], 4);
+            cta.tracker().generic_write(int(warp * 32 + lane), at, 4, op.id);
+            accesses.push_back({int(lane), at});
+        }
+        const BankCost c = BankModel::cost(accesses, 4);
+        st_wavefronts += c.wavefronts;
+        st_conflicts += c.conflicts();
+    }
+    w_.emit(op, ev, EventKind::issue, detail);
+    w_.spend(cost + double(groups) * tp.shared_store_cycles + double(st_wavefronts - groups) * tp.shared_wavefront_cycles);
+    w_.op_sync(op, false);
+    SharedRaceCheck after(cta, op, display, base);  // its view of the other warps is taken after the barrier
+    const std::vector<int64_t> peers = p.warp_group(warp);
+    for (int64_t g = 0; g < groups; ++g)
+        for (size_t k = 0; k < peers.size(); ++k) {
+            std::vector<BankModel::LaneAccess> accesses;
+            for (int64_t lane = 0; lane < lanes; ++lane) {
+                const int64_t at = base + (peers[k] * p.out_elements + element(g, lane)) * 4;
+                after.generic(w_.site(op, int(lane)), int(warp * 32 + lane), at, 4, false);
+                float v;
+                std::memcpy(&v, cta.smem().data() + at, 4);
+                float& a = acc[size_t(lane)][size_t(g)];
+                a = k == 0 ? v : f(a, v);
+                accesses.push_back({int(lane), at});
+            }
+            const BankCost c = BankModel::cost(accesses, 4);
+            ld_wavefronts += c.wavefronts;
+            ld_conflicts += c.conflicts();
+        }
+    for (int64_t lane = 0; lane < lanes; ++lane)
+        for (int64_t g = 0; g < groups; ++g) std::memcpy(to.data() + element(g, lane) * 4, &acc[size_t(lane)][size_t(g)], 4);
+    w_.spend(tp.shared_access_cycles + double(ld_wavefronts - 1) * tp.shared_wavefront_cycles +
+             double(groups * int64_t(peers.size())) * tp.issue_cycles);
+    w_.op_sync(op, false);
+    detail["st_requests"] = std::to_string(groups);
+    detail["st_wavefronts"] = std::to_string(st_wavefronts);
+    detail["st_bank_conflicts"] = std::to_string(st_conflicts);
+    detail["ld_requests"] = std::to_string(groups * int64_t(peers.size()));
+    detail["ld_wavefronts"] = std::to_string(ld_wavefronts);
+    detail["ld_bank_conflicts"] = std::to_string(ld_conflicts);
     w_.emit(op, ev, EventKind::complete, detail);
 }
 

@@ -26,6 +26,7 @@ private:
     double global_access(const Op& op, std::map<std::string, std::string>& detail);
     double shared_access(const Op& op, bool to_side, bool is_store, std::map<std::string, std::string>& detail);
     void convert(const Op& op);
+    void reduce(const Op& op);
     const LayoutOpView& view(const Op& op, bool to_side);
     std::vector<uint8_t>& tile(const std::string& name);
 

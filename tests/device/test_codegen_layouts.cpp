@@ -97,3 +97,17 @@ program:
     CHECK(count(op_code(s, src, "store"), "st_global_b32(") == 32);  // two f16 per 4-byte vector
     require_compiles(src, "sm_90a");
 }
+
+TEST_CASE("layout codegen: layout.reduce shuffles across lanes and meets across warps in shared memory", "[device][codegen][layouts]") {
+    const Scenario lanes = tmasim::test::catalog("layouts/reduce_layout_lanes.yaml");
+    const std::string a = op_code(lanes, generate_kernel_source(lanes), "reduce");
+    CHECK(count(a, "shfl_sync_bfly_b32(") == 5 * 128);
+    CHECK(count(a, "barrier_sync_aligned_0();") == 2);
+    CHECK(count(a, "st_volatile_shared_b32(") == 128);
+    CHECK(count(a, "ld_volatile_shared_b32(") == 4 * 128);
+    const Scenario rows = tmasim::test::catalog("layouts/reduce_layout_thread_rows.yaml");
+    const std::string b = op_code(rows, generate_kernel_source(rows), "reduce");
+    CHECK(count(b, "shfl_sync_bfly_b32(") == 0);
+    CHECK(count(b, "barrier_sync") == 0);
+    CHECK(count(b, " + __uint_as_float(") == 127);  // one thread adds its row
+}

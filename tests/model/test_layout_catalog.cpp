@@ -151,15 +151,27 @@ TEST_CASE("layouts: NVMMA's 128B swizzle makes row-wise 16-byte stores conflict-
     CHECK(span(b) < span(a));
 }
 
-TEST_CASE("layouts: the reduction layouts load the same bytes at different costs", "[model][layouts]") {
+TEST_CASE("layouts: the reduction layouts give the same row sums at different costs", "[model][layouts]") {
     const Scenario lanes = catalog("layouts/reduce_layout_lanes.yaml");
     const Scenario rows = catalog("layouts/reduce_layout_thread_rows.yaml");
     const RunResult a = run_ok(lanes), b = run_ok(rows);
-    CHECK(global_image(a, "dst").bytes == global_image(a, "src").bytes);
-    CHECK(global_image(b, "dst").bytes == global_image(b, "src").bytes);
+    for (const RunResult* r : {&a, &b}) {
+        CHECK(global_image(*r, "dst").bytes == global_image(*r, "src").bytes);
+        const MemoryImage& sums = global_image(*r, "sums");
+        for (int64_t row = 0; row < 128; ++row) REQUIRE(f32_at(sums, row) == float(128 * 128 * row + 127 * 128 / 2));
+    }
     CHECK(total(a, op_id(lanes, "load"), "gld_sectors") == 4 * total(a, op_id(lanes, "load"), "gld_requests"));
     CHECK(total(b, op_id(rows, "load"), "gld_sectors") == 32 * total(b, op_id(rows, "load"), "gld_requests"));
     CHECK(total(b, op_id(rows, "load"), "gld_requests") == 4 * 32);  // 32 16-byte vectors per thread
+    // Lanes split the rows: 5 butterfly rounds over each thread's 128 row partials, then
+    // the 4 warps' partials through shared memory (one store, four loads per row).
+    CHECK(total(a, op_id(lanes, "reduce"), "shuffles") == 4 * 5 * 128);
+    CHECK(total(a, op_id(lanes, "reduce"), "st_requests") == 4 * 128);
+    CHECK(total(a, op_id(lanes, "reduce"), "ld_requests") == 4 * 128 * 4);
+    CHECK(total(a, op_id(lanes, "reduce"), "ld_bank_conflicts") == 0);
+    // A thread per row: nothing leaves the thread.
+    CHECK(total(b, op_id(rows, "reduce"), "shuffles") == 0);
+    CHECK(total(b, op_id(rows, "reduce"), "st_requests") == 0);
 }
 
 TEST_CASE("layouts: at full chip the R sweep is flat and the transposed view craters", "[model][layouts][full_chip]") {

@@ -88,3 +88,31 @@ TEST_CASE("layout format: a linear layout with dependent non-zero bases is refus
                                   "lane: [[2], [2], [4], [0], [0]], warp: [[0], [0]], shape: [2048]}}");
     CHECK_THAT(error_of(text), Catch::Contains("through non-zero bases"));
 }
+
+TEST_CASE("layout format: layout.reduce needs the slice layout and, across warps, a scratch", "[scenarios][layouts]") {
+    const char* text = R"(scenario: reduce_format
+launch: {grid: [1], block: 128}
+global:
+  src: {type: f32, shape: [128, 128], init: iota}
+shared:
+  partials: {type: f32, shape: [512]}
+layouts:
+  lanes: {blocked: {size_per_thread: [1, 1], threads_per_warp: [1, 32], warps_per_cta: [1, 4], order: [1, 0]}}
+  rows: {slice: {dim: 1, parent: lanes}}
+  cols: {slice: {dim: 0, parent: lanes}}
+tiles:
+  value: {type: f32, shape: [128, 128], layout: lanes}
+  sums: {type: f32, shape: [128], layout: rows}
+program:
+  - {op: layout.global_load, tile: value, global: src, base: 0, strides: [128, 1]}
+  - {op: layout.reduce, tile: value, axis: 1, to: sums, scratch: partials}
+)";
+    REQUIRE_NOTHROW(load_scenario_text(text, "rf.yaml"));
+    CHECK_THAT(test::error_of(test::with(text, "layout: rows}", "layout: cols}"), "rf.yaml"),
+               Catch::Contains("is not SliceLayout(1, lanes)"));
+    CHECK_THAT(test::error_of(test::with(text, ", scratch: partials}", "}"), "rf.yaml"),
+               Catch::Contains("at least 512 elements (warps x sums's elements)"));
+    CHECK_THAT(test::error_of(test::with(text, "axis: 1, to", "axis: 2, to"), "rf.yaml"), Catch::Contains("axis"));
+    CHECK_THAT(test::error_of(test::with(text, "scratch: partials}", "scratch: partials, combine: min}"), "rf.yaml"),
+               Catch::Contains("allowed: add, max"));
+}
