@@ -27,7 +27,8 @@ Json row_to_json(const BatchRow& r) {
                 {"result", r.result},   {"why", r.why},
                 {"wall_s", r.wall_s},   {"diffed", r.diffed},
                 {"memory", r.memory},   {"timing_median", r.timing_median},
-                {"timing_p90", r.timing_p90}, {"timing_paired", r.timing_paired}};
+                {"timing_p90", r.timing_p90}, {"timing_paired", r.timing_paired},
+                {"kernel_cycles", r.kernel_cycles}, {"kernel_ns", r.kernel_ns}};
 }
 
 BatchRow row_from_json(const Json& j) {
@@ -44,6 +45,8 @@ BatchRow row_from_json(const Json& j) {
     r.timing_median = j.at("timing_median");
     r.timing_p90 = j.at("timing_p90");
     r.timing_paired = j.at("timing_paired");
+    r.kernel_cycles = j.at("kernel_cycles");
+    r.kernel_ns = j.at("kernel_ns");
     return r;
 }
 
@@ -89,7 +92,7 @@ bool write_all(int fd, const char* data, size_t size) {
             if (n <= 0) ::_exit(0);  // the parent has no more work
             got += static_cast<size_t>(n);
         }
-        const std::string line = row_to_json(run_one(inputs.at(index), options)).dump() + "\n";
+        const std::string line = row_to_text(run_one(inputs.at(index), options)) + "\n";
         if (!write_all(out, line.data(), line.size())) ::_exit(3);
     }
 }
@@ -141,6 +144,19 @@ std::string death_of(Worker& w) {
 }
 
 }  // namespace
+
+std::string row_to_text(const BatchRow& row) { return row_to_json(row).dump(); }
+
+bool row_from_text(const std::string& text, BatchRow& row) {
+    const Json j = Json::parse(text, nullptr, false);
+    if (j.is_discarded()) return false;
+    try {
+        row = row_from_json(j);
+        return true;
+    } catch (const Json::exception&) {
+        return false;
+    }
+}
 
 int default_jobs() {
     const unsigned n = std::thread::hardware_concurrency();
@@ -220,9 +236,8 @@ std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const Batc
             } else {
                 w.text.append(buf, static_cast<size_t>(n));
                 if (w.text.back() != '\n') continue;
-                const Json j = Json::parse(w.text, nullptr, false);
-                rows[index] = j.is_discarded() ? lost_row(inputs[index], "the run's process sent no result")
-                                               : row_from_json(j);
+                if (!row_from_text(w.text, rows[index]))
+                    rows[index] = lost_row(inputs[index], "the run's process sent no result");
             }
             have[index] = true;
             keep_busy(busy[f]);

@@ -3,6 +3,7 @@
 // SystemC kernel is one per process, so threads cannot share it). Rows come back in input
 // order whatever order the children finish in, so the table is the one -j 1 prints.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "cli/batch_run.h"
@@ -13,6 +14,12 @@ namespace tmasim::cli {
 // and calls `done(i, row)` in increasing i as soon as rows 0..i are all in.
 std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const BatchOptions& options, int jobs,
                                const std::function<void(size_t, const BatchRow&)>& done);
+
+// One row as one line of JSON, and back: how a worker hands its row to the parent, and a
+// Slurm array task its rows to `tmasim sweep --collect` (sweep_slurm.h). row_from_text:
+// false for text that is not a whole row.
+std::string row_to_text(const BatchRow& row);
+bool row_from_text(const std::string& text, BatchRow& row);
 
 // All cores this process may use (at least 1): the default of -j.
 int default_jobs();

@@ -102,6 +102,17 @@ void diff_against(const Scenario& s, const RunResult& result, const OpNames& nam
     }
 }
 
+// A number the run put in its provenance; -1 where it put none.
+int64_t extra_int(const Provenance& p, const std::string& key) {
+    const auto it = p.extra.find(key);
+    if (it == p.extra.end()) return -1;
+    try {
+        return std::stoll(it->second);
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
 // The scenario's `expect` as the model's verdict, when no model trace is at hand.
 std::vector<Diagnostic> expected_hazards(const Scenario& s) {
     if (s.expect.outcome != Outcome::hazard) return {};
@@ -172,6 +183,8 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     RunResult result;
     if (!run_scenario(s, o, row, result)) return finish();
     row.got = to_string(result.outcome);
+    row.kernel_cycles = extra_int(result.provenance, "kernel_span_cycles");
+    row.kernel_ns = extra_int(result.provenance, "kernel_span_ns");
 
     const bool on_device = o.backend == "device";
     const ExpectationCheck check = check_expectation(s, result, on_device);

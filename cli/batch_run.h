@@ -15,6 +15,7 @@
 // Exit code (commands.h): 1 if any scenario disagrees; else 2 if any error or if nothing
 // ran at all (every scenario skipped: e.g. no CUDA driver); else 0. Scenarios skipped for
 // their arch (sm_100 on a Hopper) do not fail a batch in which others ran.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct BatchRow {
     std::string result;          // PASS, FAIL, not checked, skipped, error
     std::string why;             // one line for every row that is not a plain PASS
     double wall_s = 0;
+    // The model's kernel span (its provenance's kernel_span_cycles, kernel_span_ns); -1: none.
+    int64_t kernel_cycles = -1, kernel_ns = -1;
     // --diff-against only
     bool diffed = false;
     std::string memory;          // "match", "DIFFER", "no reference"

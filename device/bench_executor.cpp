@@ -88,8 +88,9 @@ struct Row {
 Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas, const std::string& target,
             std::ostream& out) {
     const Scenario s = scaled(c, o.scenario_dir, ctas, o.tiles);
-    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all), target, o.cache_dir,
-                                                      "the traced kernel");
+    const std::string ring = trace_ring_defines(s, TraceLevel::all, gpu.info());
+    const std::vector<char> traced = compile_or_throw(ring + generate_kernel_source(s, TraceLevel::all), target,
+                                                      o.cache_dir, "the traced kernel");
     const std::vector<char> untraced = compile_or_throw(generate_kernel_source(s, TraceLevel::none), target,
                                                         o.cache_dir, "the untraced kernel");
     const std::vector<char> reference = compile_or_throw(reference_kernel_source(c.name, o.tiles), target,
@@ -100,11 +101,18 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
     std::vector<std::pair<std::string, CUfunction>> extra;
     if (o.experiments)
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_CLOCK32"})
-            extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_PEND_ONE"})
+            extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) + ring +
                                                                               generate_kernel_source(s, TraceLevel::all),
                                                                           target, o.cache_dir, define),
                                                          kKernelName));
+    if (o.experiments)
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"})
+            extra.emplace_back(fmt::format("untraced {}", define),
+                               launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
+                                                                      generate_kernel_source(s, TraceLevel::none),
+                                                                  target, o.cache_dir, define),
+                                                 kKernelName));
     std::vector<std::vector<double>> extra_ms(extra.size());
     for (int i = 0; i < o.warmup; ++i) {
         launch.run();
@@ -117,7 +125,8 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         launch.run();
         all.push_back(launch.kernel_ms());
         ref.push_back(launch.run_other(ref_fn));
-        for (size_t k = 0; k < extra.size(); ++k) extra_ms[k].push_back(launch.run_other(extra[k].second));
+        for (size_t k = 0; k < extra.size(); ++k)
+            extra_ms[k].push_back(launch.run_other(extra[k].second, extra[k].first.rfind("untraced", 0) != 0));
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
     Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
@@ -130,9 +139,11 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     out << fmt::format("  traced:    {:9.4f} ms {:9.1f} GB/s\n", r.all_ms, gbs(r.all_ms));
     out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
     out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
-    for (size_t k = 0; k < extra.size(); ++k)
+    for (size_t k = 0; k < extra_ms.size(); ++k) {
         out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].first, median(extra_ms[k]),
                            median(extra_ms[k]) / r.none_ms);
+    }
+    out << fmt::format("  trace ring: {} records per warp in shared memory\n", launch.trace_ring_slots());
     out.flush();
     return r;
 }

@@ -63,6 +63,15 @@ GpuSession::GpuSession(const CudaDriver& driver) : drv_(driver) {
     info_.sm_clock_mhz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "cuDeviceGetAttribute(clock rate)") / 1000;
     info_.max_smem_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                 "cuDeviceGetAttribute(max shared memory opt-in)");
+    info_.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "cuDeviceGetAttribute(SM count)");
+    info_.smem_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                             "cuDeviceGetAttribute(shared memory per SM)");
+    info_.reserved_smem_per_block = attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                         "cuDeviceGetAttribute(reserved shared memory per block)");
+    info_.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                                    "cuDeviceGetAttribute(threads per SM)");
+    info_.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+                                   "cuDeviceGetAttribute(blocks per SM)");
     int version = 0;
     drv_.check(drv_.cuDriverGetVersion(&version), "cuDriverGetVersion");
     info_.cuda = fmt::format("{}.{}", version / 1000, (version % 1000) / 10);

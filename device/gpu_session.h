@@ -17,6 +17,11 @@ struct GpuInfo {
     int cc_major = 0, cc_minor = 0;
     int sm_clock_mhz = 0;
     int max_smem_optin = 0;  // bytes of shared memory one block may opt in to
+    int sm_count = 0;
+    int smem_per_sm = 0;          // bytes of shared memory per SM
+    int reserved_smem_per_block = 0;  // bytes the runtime keeps in every block's share
+    int max_threads_per_sm = 0;
+    int max_blocks_per_sm = 0;
     std::string cuda;        // CUDA version the driver supports, "13.0"
     std::string driver;      // kernel module version, "580.159.04" ("unknown" if unreadable)
     std::string sm() const;  // "sm_90"

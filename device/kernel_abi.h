@@ -28,7 +28,7 @@ enum RecordKind : int32_t {
 // neither is stored; the host widens each record into a TraceRecord (trace_records.h).
 struct DeviceRecord {
     uint64_t clk;   // %clock64 before the op (timer records: %globaltimer)
-    uint32_t dur;   // %clock64 after the op minus clk (saturates; 0 for a wait that timed out)
+    uint32_t end;   // low 32 bits of %clock64 after the op (a wait that timed out: clk's own)
     uint32_t meta;  // kind (bits 0-2) | ended (bit 3) | lane (bits 4-8) | op id (bits 9-31)
 };
 static_assert(sizeof(DeviceRecord) == 16, "DeviceRecord layout is part of the kernel ABI");

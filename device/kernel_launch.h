@@ -3,15 +3,25 @@
 // dump, snapshot area), tensor maps, the launch itself, and reading the results back.
 #include <cuda.h>
 
+#include <string>
 #include <vector>
 
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
+#include "device/trace_ring.h"
 #include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 
 namespace tmasim::device {
+
+// Records per warp region of a launch at `level`, and the ring a traced launch keeps them in.
+unsigned trace_capacity_for(const Scenario& s, TraceLevel level);
+TraceRingSize plan_trace_ring(const Scenario& s, TraceLevel level, const GpuInfo& gpu);
+// What the kernel source needs in front of it for that ring: "#define
+// TMASIM_TRACE_RING_HOLDS_ALL" when the ring holds the whole region (one predicate per record
+// store), else nothing.
+std::string trace_ring_defines(const Scenario& s, TraceLevel level, const GpuInfo& gpu);
 
 class KernelLaunch {
 public:
@@ -28,8 +38,11 @@ public:
     double kernel_ms() const { return kernel_ms_; }
     // Another kernel with the same parameter list (a reference kernel for the benchmark),
     // launched like the scenario's on the same buffers and tensor maps; returns its time (ms).
+    // It gets the shared memory of the launch without a trace ring, and a ring of 0 slots.
     CUfunction load_other(const std::vector<char>& cubin, const char* name);
-    double run_other(CUfunction fn);
+    double run_other(CUfunction fn, bool with_ring = false);
+    // Records per warp the traced launch keeps in shared memory (0: none).
+    unsigned trace_ring_slots() const { return ring_.slots; }
 
     DeviceStatus status();
     std::vector<TraceRecord> trace_records();       // the records that fit in the buffer, widened
@@ -38,7 +51,7 @@ public:
     std::vector<MemoryImage> snapshots();           // every shared.snapshot taken, (cta, op, iters)
 
 private:
-    double launch(CUfunction fn);
+    double launch(CUfunction fn, bool with_ring);
 
     GpuSession& gpu_;
     const Scenario& s_;
@@ -52,7 +65,7 @@ private:
     CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0, snapshot_area_ = 0;
     unsigned trace_capacity_ = 0;
     unsigned long long watchdog_ns_ = 0;
-    unsigned smem_bytes_ = 0;
+    TraceRingSize ring_;
     bool have_status_ = false;
     DeviceStatus status_copy_{};
 };

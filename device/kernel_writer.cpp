@@ -6,6 +6,7 @@
 
 #include "device/codegen.h"
 #include "device/kernel_abi.h"
+#include "device/trace_ring.h"
 
 namespace tmasim::device {
 
@@ -55,7 +56,7 @@ void KernelWriter::emit_params() {
             line(fmt::format("    TensorMapParam* const gmap{},", i));
     for (size_t i = 0; i < s_.globals.size(); ++i)
         line(fmt::format("    unsigned char* const global{},", i));
-    line("    DeviceRecord* const trace_buf, const unsigned trace_capacity,");
+    line("    DeviceRecord* const trace_buf, const unsigned trace_capacity, const unsigned trace_ring,");
     line("    DeviceStatus* const status, unsigned char* const shared_dump,");
     line("    unsigned char* const snapshot_area, const unsigned long long watchdog_ns)");
     line("{");
@@ -84,9 +85,23 @@ void KernelWriter::emit_prologue() {
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
     line(fmt::format("// Trace level `{}`.", to_string(level_)));
+    const TraceRingOffsets ring = trace_ring_offsets(s_);
+    line("// Records stay in a shared-memory ring per warp while they fit (trace_ring slots).");
+    line(fmt::format("DeviceRecord* const trace_rings = reinterpret_cast<DeviceRecord*>(smem + {});", ring.rings));
+    line(fmt::format("unsigned* const trace_ring_used = reinterpret_cast<unsigned*>(smem + {});", ring.used));
+    line(fmt::format("const unsigned ring_slots = {};", level_ == TraceLevel::none ? "0u" : "trace_ring"));
     line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
-                     "trace_capacity, status, 0u, 0u}};",
+                     "trace_capacity, status, trace_rings + (unsigned long long)warp * ring_slots, ring_slots, "
+                     "trace_ring_used + warp, 0u, 0u, {{}}, {{}}, {{}}, {{}}}};",
                      s_.launch.num_warps()));
+    // A slot a lane that left early never wrote must read as empty, as global slots do.
+    open("if (ring_slots != 0u)");
+    line("for (unsigned i = (unsigned)lane; i < ring_slots; i += 32u) "
+         "reinterpret_cast<uint4*>(trace_rings)[(unsigned long long)warp * ring_slots + i] = "
+         "make_uint4(~0u, ~0u, ~0u, ~0u);");
+    line("if (lane == 0) trace_ring_used[warp] = 0u;");
+    line("__syncwarp(warp_mask);");
+    close();
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
     line(fmt::format("if (lane == 0) tracer.record_timer({}, entry_clock, entry_ns);", static_cast<int>(kRecordEntry)));
     line("tracer.next += 2u;");
@@ -98,6 +113,10 @@ void KernelWriter::emit_prologue() {
     emit_wgmma_registers();
     emit_layout_registers();
     emit_snapshot_counters();
+    if (boundary_clock()) {
+        line("// Each op's begin is this thread's previous op boundary: one %clock64 read per op.");
+        line("unsigned long long last_clk = read_clock64();");
+    }
 }
 
 void KernelWriter::emit_ops(const std::vector<Op>& ops) {
@@ -140,6 +159,22 @@ namespace {
 bool warp_sync_after(const Op& op) { return op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync); }
 }  // namespace
 
+namespace {
+// The ops a trace calls waits (wait_begin / wait_end).
+bool op_is_wait(OpKind k) {
+    return k == OpKind::mbarrier_wait || k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::bulk_wait_group ||
+           k == OpKind::bulk_wait_group_read || k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all ||
+           k == OpKind::wgmma_wait_group;
+}
+// Waits that neither release nor order this thread's earlier stores: the pending records
+// are stored right before them, off the path to the next op (bar.sync is a wait too, but it
+// would wait for the stores).
+bool stores_records_before(OpKind k) {
+    return k == OpKind::mbarrier_wait || k == OpKind::bulk_wait_group || k == OpKind::bulk_wait_group_read ||
+           k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all || k == OpKind::wgmma_wait_group;
+}
+}  // namespace
+
 void KernelWriter::emit_op(const Op& op) {
     const Threads t = threads_of(op);
     op_traced_ = op_traced(op, level_);
@@ -147,30 +182,45 @@ void KernelWriter::emit_op(const Op& op) {
                      op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
                      op_traced_ ? "" : " (not traced)"));
     for (const std::string& s : t.setup) line(s);
+    if (boundary_clock() && op_traced_ && stores_records_before(op.kind))
+        line("tracer.flush_pending();  // the thread is about to wait: the records go now");
     open(fmt::format("if ({})", t.exec));
     if (!op_traced_) {
         // What a hand-written kernel would execute: the op alone.
         emit_op_body(op, t);
         close();
+        // An op left out of an all-ops trace still ends a boundary: the next op's begin.
+        if (boundary_clock()) line("last_clk = read_clock64();");
         if (warp_sync_after(op)) line("__syncwarp(__activemask());");
         if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
         return;
     }
-    // %clock64 only: a %globaltimer read costs more than most ops (entry and exit records
-    // carry it; the host derives each op's ns from them).
-    line("const unsigned long long c0 = read_clock64();");
-    emit_op_body(op, t);
-    // A load's op ends when its data arrived: the clock read waits on the loaded value.
     const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-    line(is_load ? "const unsigned long long c1 = read_clock64_after(load_sink);"
-                 : "const unsigned long long c1 = read_clock64();");
-    const bool is_wait = op.kind == OpKind::mbarrier_wait || op.kind == OpKind::sync || op.kind == OpKind::bar_sync ||
-                         op.kind == OpKind::bulk_wait_group ||
-                         op.kind == OpKind::bulk_wait_group_read ||
-                         op.kind == OpKind::cp_async_wait_group ||
-                         op.kind == OpKind::cp_async_wait_all || op.kind == OpKind::wgmma_wait_group;
-    line(record_call(op, t, is_wait, true, "c1"));
-    close();
+    const bool is_wait = op_is_wait(op.kind);
+    // A load's op ends when its data arrived: the clock read waits on the loaded value.
+    const char* end_clock = is_load ? "read_clock64_after(load_sink)" : "read_clock64()";
+    if (boundary_clock()) {
+        // Level all: the op's branch is the untraced kernel's; after it every thread reads the
+        // clock once (a thread that skipped the op, too: that is where its next op begins), and
+        // the recording thread keeps the record, stored when its next op is pended.
+        // Its hang report records the wait as begun, never ended.
+        if (op.kind == OpKind::mbarrier_wait || op.kind == OpKind::cluster_wait)
+            line("const unsigned long long c0 = last_clk;");
+        emit_op_body(op, t);
+        close();
+        line(fmt::format("const unsigned long long c1_{} = {};", op.id, end_clock));
+        const std::string records = t.exec == "true" ? t.recorder : fmt::format("({}) && ({})", t.exec, t.recorder);
+        line(fmt::format("tracer.pend({}, {}, {}, {}, last_clk, c1_{});", records, op.id,
+                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), t.record_lane, op.id));
+        line(fmt::format("last_clk = c1_{};", op.id));
+    } else {
+        // Level waits: the op reads its own begin and stores its record at once.
+        line("const unsigned long long c0 = read_clock64();");
+        emit_op_body(op, t);
+        line(fmt::format("const unsigned long long c1 = {};", end_clock));
+        line(record_call(op, t, is_wait, true, "c1"));
+        close();
+    }
     line(fmt::format("if ({}) tracer.advance();", t.warp_records));
     if (warp_sync_after(op)) line("__syncwarp(__activemask());");
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
@@ -190,6 +240,7 @@ void KernelWriter::emit_epilogue() {
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
+    if (boundary_clock()) line("tracer.flush_pending();");
     line("// The warp's exit: with its entry, the clock-to-ns rate of its records.");
     line("const unsigned long long exit_clock = read_clock64();");
     line("const unsigned long long exit_ns = read_globaltimer();");
@@ -198,9 +249,14 @@ void KernelWriter::emit_epilogue() {
     line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_ns, exit_ns);", static_cast<int>(kRecordTimer)));
     line("tracer.advance();");
     line("tracer.flush_dropped();");
+    line("tracer.publish();");
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
+    line(fmt::format("if (ring_slots != 0u) copy_trace_rings(trace_buf + (unsigned long long)blockIdx.x * {0} * "
+                     "trace_capacity, trace_capacity, trace_rings, ring_slots, trace_ring_used, {0}, tid, {1});",
+                     s_.launch.num_warps(), s_.launch.block));
     if (plan.bytes_per_cta == 0) return;
+    line("#ifndef TMASIM_NO_SHARED_DUMP  // the benchmark's experiment: what the dump costs");
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
                      plan.bytes_per_cta));
@@ -216,6 +272,7 @@ void KernelWriter::emit_epilogue() {
                              s_.launch.block, e.dump_offset, e.smem_offset));
     }
     close();
+    line("#endif");
 }
 
 KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {

@@ -51,6 +51,8 @@ private:
     void emit_op(const Op& op);
     void emit_loop(const Op& op);
     void emit_epilogue();
+    // Level all: an op's begin is the clock read that ended the thread's previous op.
+    bool boundary_clock() const { return level_ == TraceLevel::all; }
 
     // The body of one op, between the timer reads (kernel_writer_ops.cpp).
     void emit_op_body(const Op& op, const Threads& t);  // the one switch over the op families

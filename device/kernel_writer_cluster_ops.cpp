@@ -62,10 +62,13 @@ void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
     if (op.kind == OpKind::cluster_wait) {
         open("if (!cluster_arrived)");
         line("// Nothing can complete this phase: report, leave an issue without complete, exit.");
+        if (op_traced_) line("tracer.flush_pending();");
         line(record_call(op, t, false, false, "c0"));
         line(fmt::format("report_cluster_wait_unarrived(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], "
                          "it[2], it[3]);",
                          op.id, loop_vars_.size()));
+        if (op_traced_) line("tracer.advance();  // the unended record's slot");
+        line("tracer.leave();");
         line("return;");
         close();
         line("barrier_cluster_wait_aligned();");

@@ -33,7 +33,16 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
         // Every arriving thread counts itself, so the count is never 0; the branch on it
         // makes the clock read after the op wait for the barrier (see the wrapper). Untimed,
         // it is the plain bar.sync a hand-written __syncthreads() is.
-        line(op_traced_ ? "if (barrier_red_popc_aligned_0(1u) == 0u) __trap();" : "barrier_sync_aligned_0();");
+        if (!op_traced_) {
+            line("barrier_sync_aligned_0();");
+        } else {
+            // TMASIM_TRACE_PLAIN_SYNC: the benchmark's experiment that shows what the ordering costs.
+            line("#if defined(TMASIM_TRACE_PLAIN_SYNC)");
+            line("barrier_sync_aligned_0();");
+            line("#else");
+            line("if (barrier_red_popc_aligned_0(1u) == 0u) __trap();");
+            line("#endif");
+        }
         return;
     case OpFamily::named_barrier:
         // Not .aligned: producer and consumer warps reach their named barriers from
@@ -105,10 +114,13 @@ void KernelWriter::emit_wait(const Op& op, const Threads& t) {
     open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, watchdog_ns, waited_ns, entry_clock, entry_ns))",
                      bar.addr));
     line("// Watchdog expired: leave a wait_begin without wait_end, report, and exit.");
+    if (op_traced_) line("tracer.flush_pending();");
     line(record_call(op, t, true, false, "c0"));
     line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
                      "it[3], {}, (int){}, parity, waited_ns);",
                      op.id, loop_vars_.size(), bar.decl, bar.elem_index));
+    if (op_traced_) line("tracer.advance();  // the unended record's slot");
+    line("tracer.leave();");
     line("return;");
     close();
 }

@@ -25,10 +25,12 @@ __device__ __forceinline__ unsigned cvta_to_shared_u32(const void* generic) {
 // PTX: mov.u64 d, %clock64;  sm_20 (SM cycles; "memory" pins it between the ops it times)
 __device__ __forceinline__ unsigned long long read_clock64() {
     unsigned long long c;
-#ifdef TMASIM_CLOCK32  // the benchmark's --experiments variant: the 32-bit %clock instead
+#if defined(TMASIM_CLOCK32)  // the benchmark's --experiments variant: the 32-bit %clock instead
     unsigned c32;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(c32) :: "memory");
     c = c32;
+#elif defined(TMASIM_CLOCK_NO_CLOBBER)  // another: what the "memory" clobber costs
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
 #else
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory");
 #endif

@@ -16,6 +16,15 @@ const char* const kKernelFileName = "tmasim_kernel.cu";
 namespace {
 
 const char* const kWrapperFilePrefix = "tmasim_wrapper_";
+const char* const kOpFilePrefix = "tmasim_op_";
+
+// "tmasim_op_7.cu" -> 7; -1 for any other file.
+int op_of_file(const std::string& file) {
+    static const std::regex op_file(R"(^tmasim_op_(\d{1,9})\.cu$)");
+    std::smatch m;
+    const std::string name = file.substr(file.find_last_of('/') == std::string::npos ? 0 : file.find_last_of('/') + 1);
+    return std::regex_match(name, m, op_file) ? std::stoi(m[1].str()) : -1;
+}
 
 bool is_kernel_start(const std::string& line) { return line.rfind("extern \"C\" __global__", 0) == 0; }
 
@@ -79,19 +88,29 @@ struct Group {
 }  // namespace
 
 std::string with_line_directives(const std::string& source) {
+    static const std::regex op_comment(R"(^\s*// op (\d+): .*$)");
     std::string out;
     std::istringstream in(source);
-    bool in_kernel = false;
+    int kernel_line = 0;  // 0: above the kernel
     for (std::string line; std::getline(in, line);) {
         if (is_kernel_start(line)) {
-            in_kernel = true;
+            kernel_line = 1;
             out += fmt::format("#line 1 \"{}\"\n", kKernelFileName);
-        } else if (!in_kernel) {
+        } else if (kernel_line == 0) {
             // A directive may stand between `template <...>` and the definition it heads.
             if (const std::string name = defined_function(line); !name.empty())
                 out += fmt::format("#line 1 \"{}{}.cu\"\n", kWrapperFilePrefix, name);
+            // Not inlined: the tool then names the op's own line among the access's device
+            // frames, where an inlined wrapper's line can belong to any op that calls it.
+            for (size_t at = line.find("__forceinline__"); at != std::string::npos; at = line.find("__forceinline__"))
+                line.replace(at, std::string("__forceinline__").size(), "__noinline__");
+        } else if (std::smatch m; std::regex_match(line, m, op_comment)) {
+            out += fmt::format("#line 1 \"{}{}.cu\"\n", kOpFilePrefix, m[1].str());
+        } else if (line.find("// Every op done") != std::string::npos) {
+            out += fmt::format("#line {} \"{}\"\n", kernel_line, kKernelFileName);
         }
         out += line + '\n';
+        if (kernel_line > 0) ++kernel_line;
     }
     return out;
 }
@@ -147,6 +166,7 @@ int KernelLineMap::op_at(int line) const {
 
 std::vector<int> KernelLineMap::ops_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const {
     auto in_kernel = [&](const SanitizerLocation& loc) {
+        if (const int op = op_of_file(loc.file); op >= 0) return op;
         if (loc.line <= 0 || base_name(loc.file) != kKernelFileName) return -1;
         return op_at(loc.line);
     };
@@ -171,6 +191,7 @@ std::string KernelLineMap::wrapper_named(const SanitizerLocation& at) const {
 }
 
 bool KernelLineMap::in_executor_code(const SanitizerLocation& at) const {
+    if (op_of_file(at.file) >= 0) return false;
     if (at.line > 0 && base_name(at.file) == kKernelFileName) return op_at(at.line) < 0;
     const std::string name = wrapper_named(at);
     return wrappers_.count(name) > 0 && ops_calling_.count(name) == 0;

@@ -2,12 +2,14 @@
 // From a compute-sanitizer report to trace diagnostics that name the scenario's ops.
 //
 // A sanitized run compiles the kernel with NVRTC's -lineinfo and #line directives
-// (with_line_directives): the kernel itself is file `tmasim_kernel.cu` from its
-// `extern "C" __global__` line, which is line 1, and every device function above it (the PTX
-// wrappers, the tracer) is its own file `tmasim_wrapper_<name>.cu`. So report lines do not
-// move when a wrapper is added above the kernel. The generator opens every op's code with
-// the comment "// op <id>: <kind> by <threads>" (kernel_writer.cpp) and closes the last one
-// with "// Every op done": a kernel line belongs to the op whose comment precedes it.
+// (with_line_directives): each op's code is its own file `tmasim_op_<id>.cu` from the comment
+// "// op <id>: <kind> by <threads>" (kernel_writer.cpp) that opens it, so a report names the op
+// itself and stays readable when the generator's output changes; the rest of the kernel (its
+// prologue, from the `extern "C" __global__` line, which is line 1, and everything from the
+// comment "// Every op done") is file `tmasim_kernel.cu`, and every device function above it
+// (the PTX wrappers, the tracer) is its own file `tmasim_wrapper_<name>.cu`. A
+// `tmasim_kernel.cu` line inside an op (a report taken before op files) maps by the op comment
+// that precedes it.
 // The shared-memory accesses sit in inlined wrappers, and NVRTC's line table gives their
 // own line with the call site as `inlined_at`; a tool that prints the inner location names
 // a wrapper. Such a location maps to the one op whose code calls that wrapper (directly or
@@ -25,11 +27,13 @@
 namespace tmasim::device {
 
 // The name NVRTC compiles the generated source under, and the file names the #line
-// directives give its parts: the kernel, and "tmasim_wrapper_<name>.cu" per device function.
+// directives give its parts: the kernel, "tmasim_op_<id>.cu" per op, and
+// "tmasim_wrapper_<name>.cu" per device function.
 extern const char* const kKernelSourceName;
 extern const char* const kKernelFileName;
 
-// The generated source with the #line directives (the code is unchanged).
+// The generated source with the #line directives, its device functions __noinline__ (so a
+// report's device frames reach the op's line; the code is otherwise unchanged).
 std::string with_line_directives(const std::string& kernel_source);
 
 class KernelLineMap {

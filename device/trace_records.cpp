@@ -116,7 +116,8 @@ std::vector<TraceRecord> widen_records(const Scenario& s, const std::vector<Devi
             t.kind = kind;
             t.ended = static_cast<int>((r[i].meta >> 3) & 1u);
             t.clk_begin = r[i].clk;
-            t.clk_end = r[i].clk + r[i].dur;
+            // The end clock's low word: the op took (end - clk) mod 2^32 cycles (2.1 s at 2 GHz).
+            t.clk_end = r[i].clk + static_cast<uint32_t>(r[i].end - static_cast<uint32_t>(r[i].clk));
             if (kind == kRecordEntry || kind == kRecordExit) {
                 t.op = -1;
                 t.ns_begin = t.ns_end = i + 1 < capacity ? r[i + 1].clk : ns_at(r[i].clk);

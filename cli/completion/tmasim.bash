@@ -6,7 +6,7 @@ _tmasim() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local subcommands="validate run diff export report codegen explain schema bench layout"
+    local subcommands="validate run sweep diff export report codegen explain schema bench layout"
     local sub=${words[1]}
     if [ "$cword" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$subcommands --help --version" -- "$cur"))
@@ -19,11 +19,12 @@ _tmasim() {
         --align) COMPREPLY=($(compgen -W "first-op" -- "$cur")); return ;;
         --trace) COMPREPLY=($(compgen -W "all waits none" -- "$cur")); return ;;
         --sanitize) COMPREPLY=($(compgen -W "racecheck synccheck memcheck initcheck" -- "$cur")); return ;;
-        --output|-o|--diff-against|--cache-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local opts=""
     case "$sub" in
         run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --ncu --json --trace --sanitize" ;;
+        sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--align --json" ;;
         export|report) opts="--output" ;;
         codegen) opts="--compile" ;;

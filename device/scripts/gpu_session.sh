@@ -3,7 +3,8 @@
 # binaries built on a development machine carried in .gpu/ (tmasim, test_device, and the
 # Debian shared libraries they need in .gpu/lib).
 #   usage: device/scripts/gpu_session.sh [SCENARIO_DIR_OR_FILE...]   (default: scenarios/catalog)
-#   (.gpu/COMMIT, written where the binaries were built, names the commit for the provenance)
+#   (.gpu/COMMIT, written where the binaries were built, names the commit for the provenance;
+#   BENCH_ARGS, e.g. --experiments, goes to the benchmark)
 #
 # 0. the executor-overhead benchmark (`tmasim bench executor-overhead`), with its provenance,
 #    into recorded/<gpu>/bench/executor_overhead.txt
@@ -36,7 +37,7 @@ session() {
     echo "# commit: $(cat .gpu/COMMIT 2>/dev/null || echo unknown), date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "# nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader)"
     echo "# (name, driver, SM clock now, SM clock max, memory clock, power, temperature; clocks as found, never set)"
-    .gpu/tmasim bench executor-overhead 2>&1
+    .gpu/tmasim bench executor-overhead ${BENCH_ARGS:-} 2>&1
     echo "# exit status $?"
   } >"$rec/bench/executor_overhead.txt"
   cp "$rec/bench/executor_overhead.txt" "$out/executor_overhead.txt"  # back even if a later step runs out of time

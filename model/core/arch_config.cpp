@@ -161,7 +161,10 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
         } catch (const YAML::Exception&) {
             fail(path, entry, key + ".value", "expected a number");
         }
-        if (!(v > 0)) fail(path, entry["value"], key + ".value", "must be a positive number");
+        // The tracer's per-op cost may be nothing at all; every other figure is a real time or rate.
+        if (key == "trace_probe_cycles" ? !(v >= 0) : !(v > 0))
+            fail(path, entry["value"], key + ".value",
+                 key == "trace_probe_cycles" ? "must be zero or more" : "must be a positive number");
         cfg.timing_.*(it->field) = v;
         cfg.sources_[key] = scalar_string(path, entry["source"], key + ".source");
     }

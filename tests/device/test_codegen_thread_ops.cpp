@@ -146,7 +146,7 @@ TEST_CASE("per-thread ops, cp.async and L2 prefetches compile for sm_90a", "[dev
     // cp.async waits are waits in the trace (wait_begin/wait_end); the rest issue/complete.
     for (const char* label : {"wait_one", "wait_all"}) {
         INFO(label);
-        CHECK(src.find(fmt::format("tracer.record({}, 1, 1,", op_id(s, label))) != std::string::npos);
+        CHECK(src.find(fmt::format("tracer.pend(lane == 0, {0}, 1, 0, last_clk, c1_{0});", op_id(s, label))) != std::string::npos);
     }
 }
 

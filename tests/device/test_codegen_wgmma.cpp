@@ -176,9 +176,12 @@ TEST_CASE("wgmma kernels store the D fragment, pin registers and record wait_gro
     // wait_group (op 11) then the pins, and its trace record is a wait (kind 1).
     const size_t wait = src.find("wgmma_wait_group_sync_aligned<0>();");
     REQUIRE(wait != std::string::npos);
-    CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < src.find("tracer.record(11,", wait));
-    CHECK(has(src, fmt::format("tracer.record(11, {}, 1,", static_cast<int>(kRecordWait))));
-    CHECK(has(src, fmt::format("tracer.record(9, {}, 1,", static_cast<int>(kRecordOp))));
+    const size_t pend = src.find("tracer.pend(", wait);
+    CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < pend);
+    CHECK(src.find(fmt::format(", 11, {}, ", static_cast<int>(kRecordWait)), pend) < src.find(";", pend));
+    const size_t pend9 = src.find("c1_9);");
+    REQUIRE(pend9 != std::string::npos);
+    CHECK(has(src, fmt::format(", 9, {}, ", static_cast<int>(kRecordOp))));
 }
 
 TEST_CASE("a two-warpgroup m64n256k16 bf16 kernel compiles for sm_90a", "[device][wgmma][nvrtc]") {

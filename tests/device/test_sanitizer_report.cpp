@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "device/codegen.h"
@@ -83,11 +84,11 @@ TEST_CASE("racecheck's hazard and analysis records are read with threads, blocks
     CHECK(h.accesses[0].thread == std::array<int, 3>{1, 0, 0});
     CHECK(h.accesses[0].at.function == "tmasim_scenario_kernel");
     CHECK(h.accesses[0].at.pc == "0x5f0");
-    CHECK(h.accesses[0].at.file == "tmasim_kernel.cu");
-    CHECK(h.accesses[0].at.line == 42);
+    CHECK(h.accesses[0].at.file == "tmasim_op_0.cu");
+    CHECK(h.accesses[0].at.line == 4);
     CHECK(h.accesses[1].type == "Read");
     CHECK(h.accesses[1].thread == std::array<int, 3>{33, 0, 0});
-    CHECK(h.accesses[1].at.line == 60);
+    CHECK(h.accesses[1].at.line == 6);
     CHECK(r.findings[3].accesses.at(0).at.file == "tmasim_wrapper_st_volatile_shared_b32.cu");
     const SanitizerFinding& race = r.findings[4];
     CHECK(race.kind == SanitizerFinding::Kind::race);
@@ -161,42 +162,63 @@ TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines throu
     const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());
     const std::string source = generate_kernel_source(s);
     const KernelLineMap map(source);
-    // Find the lines the way the sanitizer counts them: from the kernel's first line.
+    // Find the lines the way the sanitizer counts them: from each #line directive on.
     std::istringstream in(with_line_directives(source));
-    int kernel_line = 0, store_line = 0, load_line = 0;
+    std::string file;
+    int line_no = 0, kernel_lines = 0;
+    std::pair<std::string, int> store, load;
     for (std::string line; std::getline(in, line);) {
-        if (line == "#line 1 \"tmasim_kernel.cu\"") {
-            kernel_line = 1;
+        static const std::regex directive(R"re(^#line (\d+) "(.*)"$)re");
+        if (std::smatch m; std::regex_match(line, m, directive)) {
+            file = m[2].str();
+            line_no = std::stoi(m[1].str());
             continue;
         }
-        if (kernel_line == 0) continue;
-        if (line.find("st_volatile_shared_b32(addr") != std::string::npos) store_line = kernel_line;
-        if (line.find("ld_volatile_shared_b32(addr") != std::string::npos) load_line = kernel_line;
-        ++kernel_line;
+        if (line.find("st_volatile_shared_b32(addr") != std::string::npos) store = {file, line_no};
+        if (line.find("ld_volatile_shared_b32(addr") != std::string::npos) load = {file, line_no};
+        if (file == "tmasim_kernel.cu") kernel_lines = line_no;
+        ++line_no;
     }
-    REQUIRE(store_line > 0);
-    CHECK(map.op_at(store_line) == 0);
-    CHECK(map.op_at(load_line) == 2);
+    // Each op's code is its own file; the kernel file resumes after the last op.
+    CHECK(store.first == "tmasim_op_0.cu");
+    CHECK(load.first == "tmasim_op_2.cu");
+    CHECK(map.op_of({"k", "0x10", store.first, store.second}, {}) == 0);
+    CHECK(map.op_of({"k", "0x10", load.first, load.second}, {}) == 2);
     CHECK(map.op_at(1) == -1);  // the kernel's signature
-    CHECK(map.op_at(kernel_line + 5) == -1);
-    SanitizerLocation wrapper{"k", "0x10", "tmasim_wrappers.cu", load_line};
-    SanitizerLocation caller{"k", "0x10", "tmasim_kernel.cu", load_line};
+    CHECK(map.op_at(kernel_lines) == -1);
+    CHECK(map.op_at(kernel_lines + 5) == -1);
+    CHECK(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", kernel_lines}));
+    // A report taken when the whole kernel was one file: the op comment before a line names it.
+    int old_store_line = 0, n = 0;
+    std::istringstream plain(source);
+    bool in_kernel = false;
+    for (std::string line; std::getline(plain, line);) {
+        in_kernel = in_kernel || line.rfind("extern \"C\" __global__", 0) == 0;
+        if (!in_kernel) continue;
+        ++n;
+        if (line.find("st_volatile_shared_b32(addr") != std::string::npos) old_store_line = n;
+    }
+    CHECK(map.op_at(old_store_line) == 0);
+    SanitizerLocation wrapper{"k", "0x10", "tmasim_wrappers.cu", 3};
+    SanitizerLocation caller{"k", "0x10", load.first, load.second};
     CHECK(map.op_of(wrapper, {}) == -1);
     CHECK(map.op_of(wrapper, {caller}) == 2);
     // A wrapper's own line: its file names it; one op calls it, or several may.
     CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_st_volatile_shared_b32.cu", 2}, {}) == 0);
     CHECK(map.op_of({"ld_volatile_shared_b32+0x30", "0x30", "", 0}, {}) == 2);
-    CHECK(map.ops_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == std::vector<int>{0, 1, 2});
-    CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_read_clock64.cu", 2}, {}) == -1);
+    CHECK(map.ops_of({"k", "0x10", "tmasim_wrapper_read_clock64_after.cu", 2}, {}) == std::vector<int>{1, 2});
+    CHECK(map.op_of({"k", "0x10", "tmasim_wrapper_read_clock64_after.cu", 2}, {}) == -1);
     // The executor's own code: kernel lines outside the ops, wrappers only it calls.
     CHECK(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", 1}));
     CHECK(map.in_executor_code({"k", "0x1", "tmasim_wrapper_barrier_sync_aligned_0.cu", 2}));
-    CHECK_FALSE(map.in_executor_code({"k", "0x1", "tmasim_kernel.cu", store_line}));
+    CHECK_FALSE(map.in_executor_code({"k", "0x1", store.first, store.second}));
     CHECK_FALSE(map.in_executor_code({"k", "0x1", "tmasim_wrapper_st_volatile_shared_b32.cu", 2}));
     CHECK_FALSE(map.in_executor_code({"k", "0x1", "elsewhere.cu", 2}));
-    // The directives name each wrapper's file.
-    CHECK(with_line_directives(source).find("#line 1 \"tmasim_wrapper_st_volatile_shared_b32.cu\"\n__device__ "
-                                            "__forceinline__ void st_volatile_shared_b32(") != std::string::npos);
+    // The directives name each wrapper's file; a sanitized build does not inline it.
+    const std::string directed = with_line_directives(source);
+    CHECK(directed.find("#line 1 \"tmasim_wrapper_st_volatile_shared_b32.cu\"\n__device__ "
+                        "__noinline__ void st_volatile_shared_b32(") != std::string::npos);
+    CHECK(directed.find("__forceinline__") == std::string::npos);
 }
 
 TEST_CASE("every racecheck report kept in the repository maps each access to a scenario op", "[sanitizer]") {

@@ -46,7 +46,16 @@ TEST_CASE("trace level none leaves no per-op clock read or record; entry and exi
     CHECK(count(none, "mbarrier_wait_parity_watchdog(") == 2);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
-    CHECK(count(all, "const unsigned long long c0 = read_clock64();") == count(all, "// op ") - 4);  // 4 loops
+    // One clock read per op, after its branch: its begin is the previous op's end (4 of the
+    // ops are loops); only the two waits keep a begin for their hang report.
+    const size_t ops = count(all, "// op ") - 4;
+    CHECK(count(all, "const unsigned long long c0 = last_clk;") == 2);
+    CHECK(count(all, "const unsigned long long c0 = read_clock64();") == 0);
+    CHECK(count(all, "const unsigned long long c1_") == ops);
+    // The records wait in registers until the thread's next mbarrier wait (two in this
+    // scenario), the exit, or a hang (two wait sites).
+    CHECK(count(all, "tracer.pend(") == ops);
+    CHECK(count(all, "tracer.flush_pending();") == 2 + 1 + 2);
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
 }
 

@@ -81,7 +81,7 @@ program:
 
 namespace {
 DeviceRecord dev(uint64_t clk, uint32_t dur, int kind, int ended, int lane, int op) {
-    return {clk, dur, static_cast<uint32_t>(kind) | (static_cast<uint32_t>(ended) << 3) |
+    return {clk, static_cast<uint32_t>(clk + dur), static_cast<uint32_t>(kind) | (static_cast<uint32_t>(ended) << 3) |
                           (static_cast<uint32_t>(lane) << 4) | (static_cast<uint32_t>(op) << 9)};
 }
 }  // namespace
