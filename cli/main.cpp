@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     add_explain_command(app, action);
     add_schema_command(app, action);
     add_sweep_command(app, action);
+    add_layout_command(app, action);
 
     try {
         app.parse(argc, argv);

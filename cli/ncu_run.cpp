@@ -24,6 +24,11 @@ const char* const kNcuMetrics[] = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    // Global requests and sectors (sectors per request), for the layout scenarios.
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 };
 const int kNcuMetricCount = sizeof(kNcuMetrics) / sizeof(kNcuMetrics[0]);
 

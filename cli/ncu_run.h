@@ -1,13 +1,14 @@
 #pragma once
 // `tmasim run FILE --backend device --ncu`: the same run, under Nsight Compute, printing the
-// hardware's shared-memory bank-conflict and wavefront counters of the scenario's kernel,
+// hardware's shared-memory bank-conflict and wavefront counters and its global requests and
+// sectors of the scenario's kernel,
 // so the model's bank-conflict counts can be compared with the hardware's.
 #include <string>
 #include <vector>
 
 namespace tmasim::cli {
 
-// The counters asked for (l1tex shared-memory loads and stores).
+// The counters asked for (l1tex shared-memory loads and stores; global requests and sectors).
 extern const char* const kNcuMetrics[];
 extern const int kNcuMetricCount;
 

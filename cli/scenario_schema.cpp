@@ -58,6 +58,31 @@ json op_definition() {
             {"allOf", branches}};
 }
 
+// One entry of `layouts:`: exactly one kind of layout (FORMAT.md, "Layouts").
+json layout_entry() {
+    const json blocked = closed_object({{"size_per_thread", value()},
+                                        {"threads_per_warp", value()},
+                                        {"warps_per_cta", value()},
+                                        {"order", value()}},
+                                       {"size_per_thread", "threads_per_warp", "warps_per_cta", "order"});
+    const json linear = closed_object({{"reg", value()}, {"lane", value()}, {"warp", value()}, {"shape", value()}},
+                                      {"lane", "shape"});
+    const json slice = closed_object({{"dim", value()}, {"parent", value()}}, {"dim", "parent"});
+    const json swizzled = closed_object(
+        {{"vec", value()}, {"per_phase", value()}, {"max_phase", value()}, {"order", value()}},
+        {"vec", "per_phase", "max_phase", "order"});
+    const json nvmma = closed_object({{"swizzle_bytes", {{"enum", {32, 64, 128}}}},
+                                      {"element_bits", {{"enum", {8, 16, 32}}}},
+                                      {"transposed", {{"type", "boolean"}}}},
+                                     {"swizzle_bytes", "element_bits"});
+    json kinds = json::array();
+    for (const auto& [key, body] : std::vector<std::pair<std::string, json>>{
+             {"blocked", blocked}, {"slice", slice}, {"linear", linear}, {"swizzled_shared", swizzled},
+             {"nvmma_shared", nvmma}})
+        kinds.push_back(closed_object({{key, body}}, {key}));
+    return {{"oneOf", kinds}};
+}
+
 }  // namespace
 
 json scenario_schema() {
@@ -89,6 +114,10 @@ json scenario_schema() {
                        {"type", "shape"}))},
         {"barriers", named_section(closed_object({{"array", value()}}))},
         {"accumulators", named_section(closed_object({{"n", value()}}, {"n"}))},
+        {"layouts", named_section(layout_entry())},
+        {"tiles", named_section(closed_object(
+                      {{"type", enum_of(allowed_dtypes())}, {"shape", value()}, {"layout", {{"type", "string"}}}},
+                      {"type", "shape", "layout"}))},
         {"program", {{"type", "array"}, {"minItems", 1}, {"items", {{"$ref", "#/definitions/op"}}}}},
         {"expect", closed_object({{"outcome", enum_of(allowed_outcomes())},
                                   {"rule", {{"enum", rules}}},

@@ -111,6 +111,7 @@ void KernelWriter::emit_prologue() {
     line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
     line("(void)cluster_rank; (void)snapshot_area;");
     emit_wgmma_registers();
+    emit_layout_registers();
     emit_snapshot_counters();
     if (boundary_clock()) {
         line("// Each op's begin is this thread's previous op boundary: one %clock64 read per op.");

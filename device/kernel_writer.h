@@ -111,6 +111,14 @@ private:
     void emit_wgmma_registers();  // prologue: one zeroed register array per accumulator
     void emit_wgmma_pins(int acc);
     void emit_wgmma(const Op& op);
+    // layout.*, convert_layout (kernel_writer_layout_ops.cpp).
+    void emit_layout_op(const Op& op);
+    void emit_layout_registers();  // prologue: one zeroed word array per register tile
+    void emit_lane_warp_coords(const LinearLayout& l);
+    std::string shared_offset_cxx(const Op& op, const std::vector<int64_t>& shape) const;
+    void emit_layout_vectors(const Op& op, bool to_side, bool is_store, bool global);
+    void emit_layout_rename(const Op& op);
+    void emit_layout_reduce(const Op& op);
     void emit_wgmma_mma(const Op& op);
     // kernel_writer_snapshot.cpp
     void emit_snapshot_counters();  // prologue: one instance counter per snapshot op

@@ -69,6 +69,7 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpFamily::st_async: return emit_st_async(op);
     case OpFamily::tensormap: return emit_tensormap_op(op);
     case OpFamily::wgmma: return emit_wgmma(op);
+    case OpFamily::layout: return emit_layout_op(op);
     }
     fail(op, "op kind not supported by the device backend");
 }

@@ -317,6 +317,7 @@ __device__ __forceinline__ int ld_volatile_global_s32(const int* addr) {
 std::string_view ptx_wrappers_source() {
     static const std::string whole = std::string(kSource) +
                                      std::string(ptx_thread_op_wrappers_source()) +
+                                     std::string(ptx_layout_wrappers_source()) +
                                      std::string(ptx_reduce_and_gather_wrappers_source()) +
                                      std::string(ptx_cluster_wrappers_source()) +
                                      std::string(ptx_tensormap_wrappers_source()) +

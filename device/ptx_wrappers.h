@@ -23,6 +23,11 @@ std::string wrapper_name_of(const std::string& instruction);
 std::string_view ptx_thread_op_wrappers_source();
 std::vector<std::string> ptx_thread_op_wrapper_names();
 
+// The part for the layout ops' global vectors (ptx_wrappers_layout.cpp); ptx_wrappers_source()
+// already includes it.
+std::string_view ptx_layout_wrappers_source();
+std::vector<std::string> ptx_layout_wrapper_names();
+
 // The part for cp.reduce.async.bulk(.tensor) and the sm_100a tile::gather4/scatter4
 // (ptx_wrappers_reduce.cpp); ptx_wrappers_source() already includes it. The reduction
 // wrappers are written for every (op, type) that reduce_supported() accepts.

@@ -1,5 +1,7 @@
 #include "scenarios/ir.h"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <functional>
 
@@ -92,6 +94,21 @@ const TensorMap* Scenario::find_map(const std::string& n) const { return find_na
 const SharedBuffer* Scenario::find_shared(const std::string& n) const { return find_named(shared, n); }
 const BarrierDecl* Scenario::find_barrier(const std::string& n) const { return find_named(barriers, n); }
 const AccumulatorDecl* Scenario::find_accumulator(const std::string& n) const { return find_named(accumulators, n); }
+const LayoutDecl* Scenario::find_layout(const std::string& n) const { return find_named(layouts, n); }
+const TileDecl* Scenario::find_tile(const std::string& n) const { return find_named(tiles, n); }
+
+LinearLayout Scenario::tile_layout(const std::string& n) const {
+    const TileDecl* t = find_tile(n);
+    const LayoutDecl* l = t ? find_layout(t->layout) : nullptr;
+    if (!l || l->is_shared) throw std::out_of_range("no tile '" + n + "' with a register layout");
+    return to_linear(l->reg, t->shape);
+}
+
+int64_t TileDecl::num_elements() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+}
 
 std::vector<const Op*> Scenario::all_ops() const {
     std::vector<const Op*> out;

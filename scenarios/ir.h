@@ -13,6 +13,8 @@
 
 #include "scenarios/enums.h"
 #include "scenarios/expr.h"
+#include "scenarios/linear_layout.h"
+#include "scenarios/shared_layouts.h"
 #include "scenarios/source_loc.h"
 
 namespace tmasim {
@@ -88,6 +90,27 @@ struct AccumulatorDecl {
     std::string name;
     int n = 8;  // N of m64nNk16: 8..256, a multiple of 8
     SourceLoc loc;
+};
+
+// A declared layout (`layouts:`): a register layout (blocked, slice, linear) or a shared
+// one (swizzled_shared, nvmma_shared).
+struct LayoutDecl {
+    std::string name;
+    bool is_shared = false;
+    RegLayoutSpec reg;
+    SharedLayoutSpec smem;
+    SourceLoc loc;
+};
+
+// A tile held in registers (`tiles:`), distributed over the CTA's threads by `layout`.
+// Every warp holds its own registers; the backends keep the tile per warp.
+struct TileDecl {
+    std::string name;
+    DType type = DType::f32;
+    std::vector<int64_t> shape;  // outermost first, powers of two
+    std::string layout;          // a register layout of `layouts`
+    SourceLoc loc;
+    int64_t num_elements() const;
 };
 
 // A reference to a shared buffer or barrier, optionally indexed: `full[i%2]`.
@@ -176,6 +199,17 @@ struct Op {
     Expr k;                // default 0
     Expr scale_d;          // default 1
     Swizzle swizzle = Swizzle::b32;
+    // Layout ops (layout.*, convert_layout): the register tile, its tensor view in global
+    // memory (element `base` plus tile coordinate d times strides[d]; `mask` over i0, i1
+    // and off) or the shared layout of `buffer`; convert_layout's destination tile.
+    std::string tile;
+    std::string to_tile;
+    std::string shared_layout;  // empty: the buffer holds the tile row-major
+    Expr base;
+    std::vector<int64_t> strides;
+    Expr mask;
+    int64_t axis = 0;           // layout.reduce: the dimension reduced
+    bool combine_max = false;   // layout.reduce: max instead of add
     // loop
     std::string var;
     Expr loop_count;
@@ -203,6 +237,8 @@ struct Scenario {
     std::vector<SharedBuffer> shared;
     std::vector<BarrierDecl> barriers;
     std::vector<AccumulatorDecl> accumulators;
+    std::vector<LayoutDecl> layouts;
+    std::vector<TileDecl> tiles;
     std::vector<Op> program;
     Expectation expect;
     std::string content_hash;    // fnv1a-64 of the file bytes, hex
@@ -212,6 +248,10 @@ struct Scenario {
     const SharedBuffer* find_shared(const std::string& n) const;
     const BarrierDecl* find_barrier(const std::string& n) const;
     const AccumulatorDecl* find_accumulator(const std::string& n) const;
+    const LayoutDecl* find_layout(const std::string& n) const;
+    const TileDecl* find_tile(const std::string& n) const;
+    // The linear layout of tile `n` (its layout over its shape).
+    LinearLayout tile_layout(const std::string& n) const;
     // Every op in program order, loops' bodies included (pointers into `program`).
     std::vector<const Op*> all_ops() const;
     const Op* find_op(int id) const;

@@ -6,6 +6,7 @@
 #include <map>
 
 
+#include "scenarios/layout_loader.h"
 #include "scenarios/op_loader.h"
 #include "scenarios/rule_ids.h"
 #include "scenarios/validator.h"
@@ -17,7 +18,8 @@ namespace tmasim {
 namespace {
 
 const char* kTopKeys =
-    "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, program, expect";
+    "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, layouts, tiles, program, "
+    "expect";
 
 // A loop, not std::regex: its matcher recurses once per character, and a name can be as
 // long as the file.
@@ -118,7 +120,8 @@ private:
     static std::string what(const std::string& section) {
         static const std::map<std::string, std::string> words = {
             {"global", "global tensor"}, {"tensormaps", "tensor map"}, {"shared", "shared buffer"},
-            {"barriers", "barrier"},     {"accumulators", "accumulator"}};
+            {"barriers", "barrier"},     {"accumulators", "accumulator"}, {"layouts", "layout"},
+            {"tiles", "register tile"}};
         return words.at(section);
     }
     std::map<std::string, Declared> seen_;
@@ -245,6 +248,12 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         if (a.n % 8 != 0) m.fail("n", std::to_string(a.n) + " is not a multiple of 8; allowed: 8, 16, ..., 256 [PTX 9.7.15.5]");
         m.finish("n");
         sc.accumulators.push_back(a);
+    });
+    for_each_entry(top, "layouts", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        sc.layouts.push_back(read_layout_decl(name, m, loc, sc.layouts));
+    });
+    for_each_entry(top, "tiles", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
+        sc.tiles.push_back(read_tile_decl(name, m, loc, sc));
     });
     YAML::Node program = top.node("program");
     if (!program.IsSequence() || program.size() == 0)

@@ -222,6 +222,35 @@ void read_wgmma_op(MapReader& m, Op& op) {
     if (op_takes_key(op.kind, "buffer")) op.buffer = read_ref(m, "buffer");
 }
 
+// A register tile's op: its tensor view in global memory, or its shared buffer and that
+// buffer's layout; convert_layout's destination tile and scratch buffer.
+void read_layout_op(MapReader& m, Op& op) {
+    op.tile = m.string("tile");
+    if (op_takes_key(op.kind, "global")) {
+        op.global = m.string("global");
+        op.base = m.has("base") ? m.expr("base") : Expr::constant(0);
+        op.strides = m.int_list("strides", 1, 2, 0, int64_t(1) << 32);
+        op.mask = m.expr_or_empty("mask");
+        return;
+    }
+    if (op.kind == OpKind::layout_reduce) {
+        op.axis = m.integer("axis", 0, 1);
+        op.to_tile = m.string("to");
+        if (m.has("scratch")) op.buffer = read_ref(m, "scratch");
+        const std::string c = m.string_or("combine", "add");
+        if (c != "add" && c != "max") m.fail("combine", "unknown combine \"" + c + "\"; allowed: add, max");
+        op.combine_max = c == "max";
+        return;
+    }
+    if (op_takes_key(op.kind, "to")) {
+        op.to_tile = m.string("to");
+        op.buffer = read_ref(m, "scratch");
+    } else {
+        op.buffer = read_ref(m, "buffer");
+    }
+    op.shared_layout = m.string_or("layout", "");
+}
+
 // Loops enclosing the op at `path` ("program[1].body[0].body[2]" is inside two).
 int loop_depth(const std::string& path) {
     int depth = 0;
@@ -311,6 +340,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
         break;
     case OpFamily::tensormap: read_tensormap_op(m, op); break;
     case OpFamily::wgmma: read_wgmma_op(m, op); break;
+    case OpFamily::layout: read_layout_op(m, op); break;
     }
     m.finish(allowed);
     return op;

@@ -63,7 +63,15 @@
     X(wgmma_acc_fill, "wgmma.acc_fill", wgmma, "acc, value", kNone, 90)                                      \
     X(wgmma_acc_store, "wgmma.acc_store", wgmma, "acc, buffer", kWritesShared, 90)                          \
     X(bar_sync, "bar.sync", named_barrier, "id, count", kWait, 90)                                           \
-    X(bar_arrive, "bar.arrive", named_barrier, "id, count", kNone, 90)
+    X(bar_arrive, "bar.arrive", named_barrier, "id, count", kNone, 90)                                       \
+    X(layout_global_load, "layout.global_load", layout, "tile, global, base, strides, mask", kNone, 90)      \
+    X(layout_global_store, "layout.global_store", layout, "tile, global, base, strides, mask", kNone, 90)    \
+    X(layout_shared_store, "layout.shared_store", layout, "tile, buffer, layout", kWritesShared, 90)         \
+    X(layout_shared_load, "layout.shared_load", layout, "tile, buffer, layout", kReadsShared, 90)           \
+    X(convert_layout, "convert_layout", layout, "tile, to, scratch, layout",                                  \
+      kWait | kReadsShared | kWritesShared, 90)                                                             \
+    X(layout_reduce, "layout.reduce", layout, "tile, axis, to, scratch, combine",                              \
+      kWait | kReadsShared | kWritesShared, 90)
 
 #include <string>
 
@@ -88,6 +96,7 @@ enum class OpFamily {
     tensormap,        // tensor maps in global memory and their proxy fences
     wgmma,            // warpgroup MMA and its accumulators
     named_barrier,    // barrier.sync / barrier.arrive id, count: a subset of the CTA's warps
+    layout,           // a register tile in a Gluon layout: global/shared loads and stores, convert_layout
 };
 
 // Flags of a row. They say what the op does, for the checks that apply to every op that

@@ -147,6 +147,7 @@ private:
             check_tensormap_op(sc_, op);
             check_wgmma_op(sc_, op);
             check_snapshot_op(sc_, op);
+            check_layout_op(sc_, op, scope);
             for (const Expr* e : {&op.width, &op.size})
                 if (!e->empty() && !e->is_constant())
                     throw ScenarioError(e->loc(), to_string(op.kind), "\"" + e->text() +
@@ -283,6 +284,8 @@ private:
         }
     }
 
+    mutable std::map<int, std::pair<int64_t, int64_t>> layout_views_;
+
     void check_ops_dynamic(const std::vector<Op>& ops, const Expr::IntEnv& env, int64_t& instances) const {
         for (const Op& op : ops) {
             if (++instances > kMaxOpInstances) too_many_ops(op);
@@ -323,6 +326,7 @@ private:
                 break;
             }
             case OpFamily::named_barrier: check_named_barrier(op, env); break;
+            case OpFamily::layout: check_layout_dynamic(sc_, op, env, layout_views_); break;
             case OpFamily::cta_sync:
             case OpFamily::fence:
             case OpFamily::snapshot:

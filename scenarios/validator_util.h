@@ -2,6 +2,7 @@
 // Small helpers the validator's files share: name lists for messages, error keys, and
 // the check that an expression uses only the variables in scope.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,11 @@ void check_integer_elements(const Scenario& sc, const Op& op);
 // checks, the snapshots of all CTAs and iterations fit kMaxSnapshotBytes.
 void check_snapshot_op(const Scenario& sc, const Op& op);
 void check_snapshot_volume(const Scenario& sc);
+// Layout ops (validator_layout_ops.cpp): the static checks, then per CTA and iteration
+// the global view's base (aligned to the vector, the tile inside the tensor when unmasked).
+void check_layout_op(const Scenario& sc, const Op& op, const std::vector<std::string>& scope);
+// `cache` keeps each op's (vector elements, largest offset) across CTAs and iterations.
+void check_layout_dynamic(const Scenario& sc, const Op& op, const Expr::IntEnv& env,
+                          std::map<int, std::pair<int64_t, int64_t>>& cache);
 
 }  // namespace tmasim

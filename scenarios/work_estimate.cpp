@@ -82,6 +82,10 @@ private:
             if (op.map.empty()) return op.bytes.eval_int(env);
             return (op.rows.empty() ? 1 : 4) * box_bytes(op.map);
         }
+        if (op_family(op.kind) == OpFamily::layout) {  // the whole tile (convert_layout: out and back in)
+            const TileDecl* t = sc_.find_tile(op.tile);
+            return t ? t->num_elements() * dtype_size(t->type) * (op.kind == OpKind::convert_layout ? 2 : 1) : 0;
+        }
         if (op_family(op.kind) == OpFamily::wgmma && !op.acc.empty()) {
             const AccumulatorDecl* acc = sc_.find_accumulator(op.acc);
             return acc ? int64_t{64} * acc->n * 4 * (op.kind == OpKind::wgmma_mma_async ? 16 : 1) : 0;

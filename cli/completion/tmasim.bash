@@ -6,7 +6,7 @@ _tmasim() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local subcommands="validate run sweep diff export report codegen explain schema bench"
+    local subcommands="validate run sweep diff export report codegen explain schema bench layout"
     local sub=${words[1]}
     if [ "$cword" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$subcommands --help --version" -- "$cur"))
@@ -28,6 +28,7 @@ _tmasim() {
         diff) opts="--align --json" ;;
         export|report) opts="--output" ;;
         codegen) opts="--compile" ;;
+        layout) opts="--shape --type --linear" ;;
         explain)
             COMPREPLY=($(compgen -W "$(tmasim explain 2>/dev/null | awk '{print $1}')" -- "$cur"))
             return ;;

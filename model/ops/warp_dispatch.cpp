@@ -8,6 +8,7 @@
 #include "model/ops/cluster_warp_ops.h"
 #include "model/ops/copy_issuer.h"
 #include "model/ops/element_compute.h"
+#include "model/ops/layout_warp_ops.h"
 #include "model/ops/snapshot_op.h"
 #include "model/ops/tensormap_ops.h"
 #include "model/ops/thread_access.h"
@@ -127,6 +128,7 @@ bool WarpProcess::exec(const Op& op) {
         case OpFamily::loop: return false;  // exec_ops runs a loop's body; the loop itself is no op instance
         case OpFamily::tensormap: TensorMapWarpOps(*this).exec(op, lanes); return true;
         case OpFamily::wgmma: WgmmaWarpOps(*this).exec(op, lanes); return true;
+        case OpFamily::layout: LayoutWarpOps(*this).exec(op); return true;
     }
     return false;
 }

@@ -1,6 +1,8 @@
 #pragma once
 // What every CTA of one run shares: the scenario, the timing, global memory, the log.
 #include <functional>
+#include <map>
+#include <utility>
 
 #include "model/core/arch_config.h"
 #include "model/core/event_log.h"
@@ -10,6 +12,7 @@
 #include "model/state/tensormap_state.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
+#include "scenarios/layout_ops.h"
 #include "scenarios/trace_level.h"
 
 namespace tmasim::model {
@@ -35,6 +38,9 @@ struct RunContext {
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
     ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)
+    // Each layout op's view (its tile's layout, offsets, vector plan), keyed by (op id,
+    // convert_layout's destination side): built once per run, not per warp and iteration.
+    std::map<std::pair<int, bool>, LayoutOpView> layout_views;
 };
 
 }  // namespace tmasim::model

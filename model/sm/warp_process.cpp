@@ -149,14 +149,14 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     emit(op, ev, EventKind::wait_end);
 }
 
-void WarpProcess::op_sync(const Op& op) {
+void WarpProcess::op_sync(const Op& op, bool wait_events) {
     const std::vector<int> ev{0};
-    emit(op, ev, EventKind::wait_begin);
+    if (wait_events) emit(op, ev, EventKind::wait_begin);
     const uint64_t gen = cta_.sync_arrive(warp_);
     block_until(cta_.sync_event(), [&] { return cta_.sync_passed(gen); },
                 BlockedAt{BlockedAt::Kind::sync, &op, iters_, -1, 0});
     spend(cta_.run().timing.sync_cycles);
-    emit(op, ev, EventKind::wait_end);
+    if (wait_events) emit(op, ev, EventKind::wait_end);
 }
 
 // bar.sync / bar.arrive id, count: the warp adds 32 arrivals; bar.sync then waits for the

@@ -53,6 +53,12 @@ public:
               const std::map<std::string, std::string>& detail = {});
     void spend(double config_cycles);
     void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
+    // barrier.sync 0 for `op` (sync itself, and the barriers convert_layout needs; those
+    // record no wait events of their own, as the device records the op as one).
+    void op_sync(const Op& op, bool wait_events = true);
+    // The warp's registers of each register tile (`tiles:`), as the tile's row-major bytes;
+    // only the elements the warp's layout owns are meaningful.
+    std::vector<uint8_t>& tile_registers(const std::string& name) { return tiles_[name]; }
 
 private:
     void exec_ops(const std::vector<Op>& ops);
@@ -63,7 +69,6 @@ private:
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
-    void op_sync(const Op& op);
     void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);
@@ -80,6 +85,7 @@ private:
     Expr::IntEnv env_;
     std::vector<int64_t> iters_;
     const Op* current_ = nullptr;
+    std::map<std::string, std::vector<uint8_t>> tiles_;
 };
 
 }  // namespace tmasim::model

@@ -42,6 +42,11 @@ Scenario renamed(Scenario s) {
     for (SharedBuffer& b : s.shared) rename(b.name);
     for (BarrierDecl& b : s.barriers) rename(b.name);
     for (AccumulatorDecl& a : s.accumulators) rename(a.name);
+    for (LayoutDecl& l : s.layouts) rename(l.name);
+    for (TileDecl& t : s.tiles) {
+        rename(t.name);
+        rename(t.layout);
+    }
     std::function<void(std::vector<Op>&)> ops = [&](std::vector<Op>& list) {
         for (Op& op : list) {
             if (!op.label.empty()) rename(op.label);
@@ -50,6 +55,8 @@ Scenario renamed(Scenario s) {
             if (!op.map.empty()) rename(op.map);
             if (!op.global.empty()) rename(op.global);
             if (!op.acc.empty()) rename(op.acc);
+            for (std::string* n : {&op.tile, &op.to_tile, &op.shared_layout})
+                if (!n->empty()) rename(*n);
             ops(op.body);
         }
     };

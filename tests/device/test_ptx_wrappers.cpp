@@ -197,6 +197,7 @@ TEST_CASE("every PTX wrapper is named after its instruction and documented", "[d
     const std::string src(ptx_wrappers_source());
     std::vector<std::string> names(kPtxWrapperNames, kPtxWrapperNames + kPtxWrapperCount);
     for (const std::string& n : ptx_thread_op_wrapper_names()) names.push_back(n);
+    for (const std::string& n : ptx_layout_wrapper_names()) names.push_back(n);
     for (const std::string& generated : ptx_reduce_and_gather_wrapper_names()) names.push_back(generated);
     // Cluster and tensor-map wrappers (test_codegen_cluster_wrappers.cpp compiles each one).
     for (const std::string& n : ptx_cluster_wrapper_names()) names.push_back(n);

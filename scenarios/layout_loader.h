@@ -1,0 +1,18 @@
+#pragma once
+// Readers of the `layouts:` and `tiles:` sections (FORMAT.md, "Layouts"). Errors are
+// ScenarioErrors at the offending key.
+#include <string>
+#include <vector>
+
+#include "scenarios/ir.h"
+#include "scenarios/yaml_access.h"
+
+namespace tmasim {
+
+// One entry of `layouts:`; a slice may name a layout declared before it in `earlier`.
+LayoutDecl read_layout_decl(const std::string& name, MapReader& m, const SourceLoc& loc,
+                            const std::vector<LayoutDecl>& earlier);
+// One entry of `tiles:`; its layout must be a register layout of `layouts`.
+TileDecl read_tile_decl(const std::string& name, MapReader& m, const SourceLoc& loc, const Scenario& sc);
+
+}  // namespace tmasim
