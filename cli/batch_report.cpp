@@ -44,6 +44,16 @@ void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostr
                         r.diffed ? r.memory : "-", timing_text(r), why);
     }
 
+    out << verdict_counts(rows, "scenarios") << '\n';
+    // Under --sanitize: the hazards of every row, model against sanitizer (last line).
+    if (std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return r.sanitized; })) {
+        HazardCounts counts;
+        for (const BatchRow& r : rows) counts.add(r.hazards);
+        out << counts_line(counts) << '\n';
+    }
+}
+
+std::string verdict_counts(const std::vector<BatchRow>& rows, const std::string& what) {
     size_t agree = 0, disagree = 0, skipped = 0, errors = 0;
     for (const BatchRow& r : rows) {
         switch (r.verdict) {
@@ -53,15 +63,10 @@ void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostr
         case BatchRow::Verdict::error: ++errors; break;
         }
     }
-    out << fmt::format("{} scenarios: {} agree, {} disagree, {} skipped", rows.size(), agree, disagree, skipped);
-    if (errors > 0) out << fmt::format(", {} errors", errors);
-    out << '\n';
-    // Under --sanitize: the hazards of every row, model against sanitizer (last line).
-    if (std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return r.sanitized; })) {
-        HazardCounts counts;
-        for (const BatchRow& r : rows) counts.add(r.hazards);
-        out << counts_line(counts) << '\n';
-    }
+    std::string text = fmt::format("{} {}: {} agree, {} disagree, {} skipped", rows.size(), what, agree, disagree,
+                                   skipped);
+    if (errors > 0) text += fmt::format(", {} errors", errors);
+    return text;
 }
 
 int batch_exit_code(const std::vector<BatchRow>& rows) {

@@ -82,6 +82,8 @@ int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& options
 // The table and the final line, then with --sanitize the line
 // "agree: <n>, model-only: <n>, sanitizer-only: <n>" over every row's hazards (exposed for tests).
 void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostream& out);
+// The table's last line: "<N> <what>: A agree, B disagree, C skipped[, D errors]".
+std::string verdict_counts(const std::vector<BatchRow>& rows, const std::string& what);
 int batch_exit_code(const std::vector<BatchRow>& rows);
 
 }  // namespace tmasim::cli

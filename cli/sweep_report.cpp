@@ -63,18 +63,7 @@ void print_sweep_table(const Sweep& sweep, const std::vector<BatchRow>& rows, st
         while (!line.empty() && line.back() == ' ') line.pop_back();
         out << line << '\n';
     }
-    size_t agree = 0, disagree = 0, skipped = 0, errors = 0;
-    for (const BatchRow& r : rows) {
-        switch (r.verdict) {
-        case BatchRow::Verdict::agree: ++agree; break;
-        case BatchRow::Verdict::disagree: ++disagree; break;
-        case BatchRow::Verdict::skipped: ++skipped; break;
-        case BatchRow::Verdict::error: ++errors; break;
-        }
-    }
-    out << fmt::format("{} points: {} agree, {} disagree, {} skipped", rows.size(), agree, disagree, skipped);
-    if (errors > 0) out << fmt::format(", {} errors", errors);
-    out << '\n';
+    out << verdict_counts(rows, "points") << '\n';
 }
 
 std::string sweep_csv(const Sweep& sweep, const std::vector<BatchRow>& rows) {

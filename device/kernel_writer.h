@@ -7,6 +7,7 @@
 // kernel_writer_tensormap_ops.cpp (tensor maps in global memory) and
 // kernel_writer_wgmma.cpp (warpgroup MMA: accumulators, descriptors, mma_async) and
 // kernel_writer_snapshot.cpp (shared.snapshot's copy into the snapshot area).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@
 #include "scenarios/layout.h"
 
 namespace tmasim::device {
+
+// The instruction suffix for an access of `width` bytes: b8, b16, b32, v2_b32, v4_b32
+// (nullptr for any other width).
+const char* width_suffix(int64_t width);
 
 class KernelWriter {
 public:

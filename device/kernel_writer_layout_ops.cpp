@@ -21,17 +21,6 @@ namespace tmasim::device {
 
 namespace {
 
-const char* vector_suffix(int64_t bytes) {
-    switch (bytes) {
-    case 1: return "b8";
-    case 2: return "b16";
-    case 4: return "b32";
-    case 8: return "v2_b32";
-    case 16: return "v4_b32";
-    default: return nullptr;
-    }
-}
-
 // Bits of the lane (or warp) index whose bases are all zero: copies of lower indices.
 int64_t zero_bits(const std::vector<Coords>& bases) {
     int64_t m = 0;
@@ -115,7 +104,7 @@ void KernelWriter::emit_layout_vectors(const Op& op, bool to_side, bool is_store
     const LayoutOpView v = layout_op_view(s_, op, to_side);
     const LinearLayout& l = v.layout;
     const std::string t = tile_var(s_, tile_name);
-    const char* suffix = vector_suffix(v.plan.vec_bytes);
+    const char* suffix = width_suffix(v.plan.vec_bytes);
     if (!suffix) fail(op, "a vector that is not 1, 2, 4, 8 or 16 bytes");
     const int64_t zero_lanes = zero_bits(l.lane), zero_warps = zero_bits(l.warp), zero_regs = zero_bits(l.reg);
     emit_lane_warp_coords(l);

@@ -12,10 +12,7 @@
 
 namespace tmasim::device {
 
-namespace {
-
-// The instruction suffix for an access of `width` bytes: b8, b16, b32, v2_b32, v4_b32.
-const char* width_suffix(int width) {
+const char* width_suffix(int64_t width) {
     switch (width) {
     case 1: return "b8";
     case 2: return "b16";
@@ -25,6 +22,8 @@ const char* width_suffix(int width) {
     default: return nullptr;
     }
 }
+
+namespace {
 
 }  // namespace
 
