@@ -99,20 +99,26 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     launch.prepare(traced);
     const CUfunction none_fn = launch.load_other(untraced, kKernelName);
     const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
-    std::vector<std::pair<std::string, CUfunction>> extra;
-    if (o.experiments)
+    // --experiments: variants of the traced kernel (launched with its ring) and of the
+    // untraced one (without), each one define in front of the source.
+    struct Variant {
+        std::string name;
+        CUfunction fn;
+        bool traced;
+    };
+    std::vector<Variant> extra;
+    const auto add_variant = [&](const char* define, bool traced) {
+        const std::string source = fmt::format("#define {}\n", define) + (traced ? ring : std::string()) +
+                                   generate_kernel_source(s, traced ? TraceLevel::all : TraceLevel::none);
+        extra.push_back({traced ? std::string(define) : fmt::format("untraced {}", define),
+                         launch.load_other(compile_or_throw(source, target, o.cache_dir, define), kKernelName),
+                         traced});
+    };
+    if (o.experiments) {
         for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_PEND_ONE"})
-            extra.emplace_back(define, launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) + ring +
-                                                                              generate_kernel_source(s, TraceLevel::all),
-                                                                          target, o.cache_dir, define),
-                                                         kKernelName));
-    if (o.experiments)
-        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"})
-            extra.emplace_back(fmt::format("untraced {}", define),
-                               launch.load_other(compile_or_throw(fmt::format("#define {}\n", define) +
-                                                                      generate_kernel_source(s, TraceLevel::none),
-                                                                  target, o.cache_dir, define),
-                                                 kKernelName));
+            add_variant(define, true);
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
+    }
     std::vector<std::vector<double>> extra_ms(extra.size());
     for (int i = 0; i < o.warmup; ++i) {
         launch.run();
@@ -126,7 +132,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         all.push_back(launch.kernel_ms());
         ref.push_back(launch.run_other(ref_fn));
         for (size_t k = 0; k < extra.size(); ++k)
-            extra_ms[k].push_back(launch.run_other(extra[k].second, extra[k].first.rfind("untraced", 0) != 0));
+            extra_ms[k].push_back(launch.run_other(extra[k].fn, extra[k].traced));
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
     Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
@@ -140,7 +146,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
     out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
     for (size_t k = 0; k < extra_ms.size(); ++k) {
-        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].first, median(extra_ms[k]),
+        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].name, median(extra_ms[k]),
                            median(extra_ms[k]) / r.none_ms);
     }
     out << fmt::format("  trace ring: {} records per warp in shared memory\n", launch.trace_ring_slots());

@@ -12,7 +12,7 @@ usage (from the repository root):
   traces/analysis/fit_probe_cycles.py [--gpu NVIDIA-H200] [--values 0,5,10,...]
 Stdlib only.
 """
-import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile
+import argparse, os, re, shutil, subprocess, sys, tempfile
 
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 
@@ -37,16 +37,15 @@ for value in [int(v) for v in args.values.split(",")]:
             sys.exit("fit_probe_cycles: no trace_probe_cycles value in " + path)
         with open(path, "w") as fh:
             fh.write(text)
-        out = os.path.join(tmp, "table.json")
         env = dict(os.environ, TMASIM_ARCH_DIR=arch_dir)
-        subprocess.run([sys.executable, os.path.join(here, "model_error_table.py"), "--gpu", args.gpu,
-                        "--split", "fitting", "--tmasim", args.tmasim, "--json", out],
-                       env=env, check=True, stdout=subprocess.DEVNULL)
-        with open(out) as fh:
-            rows = json.load(fh)
-    medians = sorted(r["median"] for r in rows.values())
-    p90 = medians[min(len(medians) - 1, int(0.9 * len(medians)))]
-    results.append((value, statistics.median(medians), p90))
+        run = subprocess.run([sys.executable, os.path.join(here, "model_error_table.py"), "--gpu", args.gpu,
+                              "--split", "fitting", "--tmasim", args.tmasim],
+                             env=env, check=True, capture_output=True, text=True)
+    # The table's own overall line: the same median and p90 CI prints.
+    m = re.search(r"median ([\d.]+)%, p90 ([\d.]+)%\s*$", run.stdout)
+    if not m:
+        sys.exit("fit_probe_cycles: no overall line from model_error_table.py:\n" + run.stdout[-400:])
+    results.append((value, float(m.group(1)), float(m.group(2))))
     print("trace_probe_cycles %4d: fitting median %.1f%%, p90 %.1f%%" % results[-1], flush=True)
 best = min(results, key=lambda r: (r[1], r[2]))
 print("best: %d (median %.1f%%, p90 %.1f%%) over the fitting traces of %s" % (best + (args.gpu,)))
