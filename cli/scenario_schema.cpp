@@ -47,6 +47,7 @@ json op_definition() {
     for (const OpInfo& info : kOpTable) {
         spellings.push_back(info.spelling);
         json props = {{"op", value()}, {"by", {{"type", "string"}}}, {"label", {{"type", "string"}}}};
+        if (std::string(info.spelling) != "loop") props["trace"] = {{"type", "boolean"}};
         for (const std::string& key : split_list(info.keys))
             props[key] = key == "body" ? json{{"type", "array"}, {"items", {{"$ref", "#/definitions/op"}}}} : value();
         branches.push_back({{"if", {{"properties", {{"op", {{"const", info.spelling}}}}}}},

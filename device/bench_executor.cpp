@@ -1,6 +1,8 @@
 #include "device/bench_executor.h"
 
 #include <algorithm>
+#include <functional>
+#include <random>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -88,8 +90,7 @@ struct Row {
 Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas, const std::string& target,
             std::ostream& out) {
     const Scenario s = scaled(c, o.scenario_dir, ctas, o.tiles);
-    const std::string ring = trace_ring_defines(s, TraceLevel::all, gpu.info());
-    const std::vector<char> traced = compile_or_throw(ring + generate_kernel_source(s, TraceLevel::all), target,
+    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all), target,
                                                       o.cache_dir, "the traced kernel");
     const std::vector<char> untraced = compile_or_throw(generate_kernel_source(s, TraceLevel::none), target,
                                                         o.cache_dir, "the untraced kernel");
@@ -97,45 +98,46 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
                                                          o.cache_dir, "the reference kernel");
     KernelLaunch launch(gpu, s, 10.0, TraceLevel::all);  // the traced kernel's trace buffer serves all three
     launch.prepare(traced);
-    const CUfunction none_fn = launch.load_other(untraced, kKernelName);
-    const CUfunction ref_fn = launch.load_other(reference, "reference_kernel");
-    // --experiments: variants of the traced kernel (launched with its ring) and of the
-    // untraced one (without), each one define in front of the source.
+    // The kernels timed, in this order in the table; --experiments adds variants of the
+    // traced and the untraced kernel, each one define in front of its source.
     struct Variant {
         std::string name;
-        CUfunction fn;
-        bool traced;
+        std::function<double()> run;
     };
-    std::vector<Variant> extra;
-    const auto add_variant = [&](const char* define, bool traced) {
-        const std::string source = fmt::format("#define {}\n", define) + (traced ? ring : std::string()) +
-                                   generate_kernel_source(s, traced ? TraceLevel::all : TraceLevel::none);
-        extra.push_back({traced ? std::string(define) : fmt::format("untraced {}", define),
-                         launch.load_other(compile_or_throw(source, target, o.cache_dir, define), kKernelName),
-                         traced});
+    std::vector<Variant> variants;
+    variants.push_back({"untraced", [&, fn = launch.load_other(untraced, kKernelName)] { return launch.run_other(fn); }});
+    variants.push_back({"traced", [&] {
+                            launch.run();
+                            return launch.kernel_ms();
+                        }});
+    variants.push_back({"reference", [&, fn = launch.load_other(reference, "reference_kernel")] {
+                            return launch.run_other(fn);
+                        }});
+    const auto add_variant = [&](const char* define, bool traced_variant) {
+        const std::string source = fmt::format("#define {}\n", define) +
+                                   generate_kernel_source(s, traced_variant ? TraceLevel::all : TraceLevel::none);
+        const CUfunction fn = launch.load_other(compile_or_throw(source, target, o.cache_dir, define), kKernelName);
+        variants.push_back({traced_variant ? std::string(define) : fmt::format("untraced {}", define),
+                            [&launch, fn] { return launch.run_other(fn); }});
     };
     if (o.experiments) {
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_PLAIN_SYNC", "TMASIM_TRACE_PEND_ONE"})
-            add_variant(define, true);
+        add_variant("TMASIM_TRACE_NO_STORE", true);
         for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
     }
-    std::vector<std::vector<double>> extra_ms(extra.size());
-    for (int i = 0; i < o.warmup; ++i) {
-        launch.run();
-        launch.run_other(none_fn);
-        launch.run_other(ref_fn);
-    }
-    std::vector<double> all, none, ref;
-    for (int i = 0; i < o.reps; ++i) {  // interleaved, so drift hits the three alike
-        none.push_back(launch.run_other(none_fn));
-        launch.run();
-        all.push_back(launch.kernel_ms());
-        ref.push_back(launch.run_other(ref_fn));
-        for (size_t k = 0; k < extra.size(); ++k)
-            extra_ms[k].push_back(launch.run_other(extra[k].fn, extra[k].traced));
+    for (int i = 0; i < o.warmup; ++i)
+        for (Variant& v : variants) v.run();
+    // Each round runs every variant once, in an order shuffled per round (a fixed seed): a
+    // kernel that always ran right after the same other kernel could inherit its state.
+    std::vector<std::vector<double>> ms(variants.size());
+    std::vector<size_t> order(variants.size());
+    std::mt19937 shuffle_rng(12345u);
+    for (int i = 0; i < o.reps; ++i) {
+        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::shuffle(order.begin(), order.end(), shuffle_rng);
+        for (size_t k : order) ms[k].push_back(variants[k].run());
     }
     if (launch.status().hang_flag) throw std::runtime_error(fmt::format("bench: {} hung at {} CTAs", c.name, ctas));
-    Row r{c.name, s.launch.num_ctas(), median(ref), median(none), median(all)};
+    Row r{c.name, s.launch.num_ctas(), median(ms[2]), median(ms[0]), median(ms[1])};
     const double bytes = double(c.bytes_per_tile) * o.tiles * r.ctas;
     const auto gbs = [&](double ms) { return bytes / (ms * 1e-3) / 1e9; };
     out << fmt::format("case {}, {} CTAs{}, {} tiles per CTA, {:.1f} MB through shared memory\n", c.name, r.ctas,
@@ -145,11 +147,12 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     out << fmt::format("  traced:    {:9.4f} ms {:9.1f} GB/s\n", r.all_ms, gbs(r.all_ms));
     out << fmt::format("  untraced/reference bandwidth: {:.3f}\n", r.untraced_over_ref_bw());
     out << fmt::format("  traced/untraced time: {:.3f}\n", r.traced_over_untraced_time());
-    for (size_t k = 0; k < extra_ms.size(); ++k) {
-        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", extra[k].name, median(extra_ms[k]),
-                           median(extra_ms[k]) / r.none_ms);
+    for (size_t k = 3; k < variants.size(); ++k) {
+        out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", variants[k].name, median(ms[k]),
+                           median(ms[k]) / r.none_ms);
     }
-    out << fmt::format("  trace ring: {} records per warp in shared memory\n", launch.trace_ring_slots());
+    out << fmt::format("  trace: {} clock words per warp (8 bytes each, stored to global memory as the ops run)\n",
+                       launch.trace_capacity());
     out.flush();
     return r;
 }
@@ -179,8 +182,8 @@ int run_executor_overhead(const BenchOptions& o, std::ostream& out) {
     out << fmt::format("GPU: {} ({}), driver {}, CUDA {}, SM clock {} MHz (device attribute); kernels by NVRTC {} for {}\n",
                        gpu.info().name, gpu.info().sm(), gpu.info().driver, gpu.info().cuda, gpu.info().sm_clock_mhz,
                        nvrtc_version(), target);
-    out << fmt::format("{} warm-up and {} timed launches per variant (interleaved), median; time = CUDA events "
-                       "around one launch\n\n", o.warmup, o.reps);
+    out << fmt::format("{} warm-up and {} timed launches per variant (each round runs every variant once, in a "
+                       "shuffled order), median; time = CUDA events around one launch\n\n", o.warmup, o.reps);
     std::vector<Row> rows;
     for (const std::string& name : names) {
         const BenchCase& c = find_case(name);

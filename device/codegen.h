@@ -8,8 +8,9 @@
 //                                                    map order (the 128-byte object TMA reads;
 //                                                    tmap<i> is then tensormap.stage's template)
 //   unsigned char* global<i>                         one per Scenario::globals entry
-//   DeviceRecord* trace_buf, unsigned trace_capacity, unsigned trace_ring (records per warp
-//   kept in shared memory, trace_ring.h), DeviceStatus* status,
+//   unsigned long long* trace_buf, unsigned trace_capacity (clock words per warp),
+//   unsigned trace_stride (64-bit words from one warp's region to the next: header, words,
+//   slack; trace_plan.h), DeviceStatus* status,
 //   unsigned char* shared_dump, unsigned char* snapshot_area (snapshot_plan.h),
 //   unsigned long long watchdog_ns
 //

@@ -11,11 +11,6 @@ namespace {
 constexpr const char* kDeviceAbi = R"abi(
 struct alignas(64) TensorMapParam { unsigned long long v[16]; };  // a CUtensorMap, by value
 
-struct DeviceRecord {
-    unsigned long long clk;
-    unsigned dur, meta;  // meta: kind | ended << 3 | lane << 4 | op << 9
-};
-
 struct DeviceStatus {
     unsigned trace_unused, trace_dropped;
     int hang_flag, hang_threads, hang_op, hang_cta, hang_warp, hang_lane;
@@ -26,130 +21,55 @@ struct DeviceStatus {
 };
 
 
-// Where one warp's records go. Each warp owns a region of `capacity` records in global
-// memory and, at trace levels other than none, a ring of `ring_slots` records in shared
-// memory that holds the first records of that region. A warp-uniform slot counter, advanced
-// by every lane after each op the warp records, means no slot is shared: recording is one
-// plain 16-byte store, no atomic, no fence, no %globaltimer read. Records go to shared
-// memory while they fit and are copied out once, after the kernel's last barrier
-// (copy_trace_rings); records past the ring go straight to global memory, and past the
-// region they are counted as dropped, the count added to the status once, at exit.
-// What the record costs on an H100 (`tmasim bench executor-overhead --experiments`): with a
-// branch per record and the store right after the clock read, the TMA stream at one CTA ran
-// 3.2x slower than untraced; the clock reads alone 1.8x. So at level all a record waits in
-// registers until the thread's next op has issued (pend), and every store is predicated,
-// never a branch: the op's own branch stays the only one, as in the untraced kernel.
-// A record holds the begin clock and the low 32 bits of the end clock (the host takes the
-// difference modulo 2^32). TMASIM_TRACE_NO_STORE, an experiment, writes no record at all.
-struct Tracer {
-    DeviceRecord* buf;   // this warp's region in global memory
-    unsigned capacity;   // records per warp
-    DeviceStatus* status;
-    DeviceRecord* ring;  // this warp's ring in shared memory (ring_slots records)
-    unsigned ring_slots;
-    unsigned* ring_used; // this warp's published slot count, in shared memory
-    unsigned next;       // same value in every lane of the warp
-    unsigned dropped;
-    // The records of this thread's last ops, newest first, stored before the thread's next
-    // wait (mbarrier or wait_group: the thread is about to stop anyway, and a store right
-    // before a release op such as bar.sync or mbarrier.arrive makes that op wait for it), when
-    // a fifth arrives, at a wait's hang, or at exit.
-    struct Pending {
-        unsigned long long c0;
-        unsigned end, meta, slot;
-        bool on;
-    };
-    Pending p0, p1, p2, p3;
-    static __device__ __forceinline__ unsigned meta_of(int op, int kind, int ended, int lane) {
-        return (unsigned)kind | ((unsigned)ended << 3) | ((unsigned)lane << 4) | ((unsigned)op << 9);
-    }
-    __device__ __forceinline__ void put(bool on, unsigned slot, unsigned meta, unsigned long long c0,
-                                        unsigned end) {
-#ifdef TMASIM_TRACE_NO_STORE
-        if (on && meta == 0xffffffffu && end == 0u) status->trace_unused = (unsigned)c0;
-#else
-        const uint4 v = make_uint4((unsigned)c0, (unsigned)(c0 >> 32), end, meta);
-#ifdef TMASIM_TRACE_RING_HOLDS_ALL  // the launch made the ring as large as the region
-        if (on) *reinterpret_cast<uint4*>(ring + slot) = v;
-        return;
-#endif
-        if (on && slot < ring_slots) *reinterpret_cast<uint4*>(ring + slot) = v;
-        if (on && slot >= ring_slots && slot < capacity) *reinterpret_cast<uint4*>(buf + slot) = v;
-        dropped += (on && slot >= capacity) ? 1u : 0u;  // bounded region: count, never write past it
-#endif
-    }
-    __device__ __forceinline__ void write(unsigned slot, int op, int kind, int ended, int lane,
-                                          unsigned long long c0, unsigned long long c1) {
-        put(true, slot, meta_of(op, kind, ended, lane), c0, (unsigned)c1);
-    }
-    __device__ __forceinline__ void record(int op, int kind, int ended, int lane,
-                                           unsigned long long c0, unsigned long long c1) {
-        write(next, op, kind, ended, lane, c0, c1);
-    }
-    // Level all: keep this op's record (`on`: this thread records it); the oldest of five goes
-    // out now. TMASIM_TRACE_PEND_ONE, a benchmark experiment, stores the previous one instead.
-    __device__ __forceinline__ void pend(bool on, int op, int kind, int lane, unsigned long long c0,
-                                         unsigned long long c1) {
-#ifdef TMASIM_TRACE_PEND_ONE
-        put(p0.on, p0.slot, p0.meta, p0.c0, p0.end);
-#else
-        put(p3.on, p3.slot, p3.meta, p3.c0, p3.end);
-        p3 = p2;
-        p2 = p1;
-        p1 = p0;
-#endif
-        p0 = Pending{c0, (unsigned)c1, meta_of(op, kind, 1, lane), next, on};
-    }
-    __device__ __forceinline__ void flush_pending() {
-        put(p3.on, p3.slot, p3.meta, p3.c0, p3.end);
-        put(p2.on, p2.slot, p2.meta, p2.c0, p2.end);
-        put(p1.on, p1.slot, p1.meta, p1.c0, p1.end);
-        put(p0.on, p0.slot, p0.meta, p0.c0, p0.end);
-        p0.on = p1.on = p2.on = p3.on = false;
-    }
-    // An entry or exit record and the timer record after it, in this slot and the next
-    // (the caller advances every lane by two).
-    __device__ __forceinline__ void record_timer(int kind, unsigned long long clk, unsigned long long ns) {
-        write(next, 0, kind, 1, 0, clk, clk);
-        write(next + 1u, 0, 4, 1, 0, ns, ns);
-    }
-    __device__ __forceinline__ void advance() { ++next; }
-    // Every lane that finishes (or gives up) says how far its warp got; the largest wins,
-    // so a warp whose lane 0 timed out still has its records copied.
-    __device__ __forceinline__ void publish() const {
-        if (ring_slots != 0u) atomicMax(ring_used, next);
-    }
-    __device__ __forceinline__ void flush_dropped() const {
-        if (dropped != 0u) atomicAdd(&status->trace_dropped, dropped);
-    }
-    // Threads that leave early (watchdog, unarrived cluster wait) copy their warp's ring
-    // themselves: if every thread leaves, no epilogue copies it. The lanes leaving together
-    // sync first, so the lowest of them reads the others' records after they were written
-    // (racecheck saw each lane read lane 0's records without it).
-    __device__ __forceinline__ void leave() {
-        flush_pending();
-        publish();
-        flush_dropped();
-        const unsigned leaving = __activemask();
-        __syncwarp(leaving);
-        if ((int)(threadIdx.x & 31u) != __ffs(leaving) - 1) return;
-        const unsigned n = next < ring_slots ? next : ring_slots;
-        for (unsigned i = 0; i < n; ++i) buf[i] = ring[i];
-    }
+struct WarpTraceHeader {
+    unsigned long long entry_clock, entry_ns, start_clock, exit_clock, exit_ns;
+    unsigned words, leader_lane, hang_word, overflow;
+    unsigned long long reserved;
 };
 
-// After the kernel's last CTA barrier: every thread copies a share of every warp's ring
-// (records up to the count its warp published) to the warp's global region.
-__device__ __forceinline__ void copy_trace_rings(DeviceRecord* cta_buf, unsigned capacity,
-                                                 const DeviceRecord* rings, unsigned ring_slots,
-                                                 const unsigned* ring_used, int warps, int tid,
-                                                 int block) {
-    for (int w = 0; w < warps; ++w) {
-        const unsigned n = ring_used[w] < ring_slots ? ring_used[w] : ring_slots;
-        const uint4* from = reinterpret_cast<const uint4*>(rings + (unsigned long long)w * ring_slots);
-        uint4* to = reinterpret_cast<uint4*>(cta_buf + (unsigned long long)w * capacity);
-        for (unsigned i = (unsigned)tid; i < n; i += (unsigned)block) to[i] = from[i];
-    }
+// Each warp's clock words go straight to its region of the trace buffer in global memory
+// (device/trace_plan.h): one plain 8-byte store per timed op, no atomic, no fence, no
+// %globaltimer read, and no shared memory taken from the scenario. What that costs was
+// measured on an H100 (device/scripts/probes/sync_clock_probe.cu): four (clock read, store)
+// pairs add 6 cycles to a loop iteration, one 16-byte record packed from four clocks 57.
+// Between two loop boundaries the words' offsets are constants; at a boundary the pointer
+// advances by the segment just stored, unless the region (`limit`) has no room for it: then
+// it stays, later segments overwrite the region's slack, and the header says so.
+__device__ __forceinline__ void trace_advance(unsigned long long*& words, unsigned n,
+                                              const unsigned long long* limit, bool& overflow) {
+    const bool room = words + n <= limit;
+    words = room ? words + n : words;
+    overflow = overflow || !room;
+}
+
+// The warp's exit: lane 0 writes its header once, after its last op. `stored`: the words
+// before the pointer; `segment`: those after it (lost, if the region overflowed).
+__device__ __forceinline__ void trace_exit(WarpTraceHeader* h, unsigned long long entry_clock,
+                                           unsigned long long entry_ns, unsigned long long start_clock,
+                                           unsigned long long exit_clock, unsigned long long exit_ns,
+                                           unsigned stored, unsigned segment, unsigned leader_lane,
+                                           bool overflow) {
+    h->entry_clock = entry_clock;
+    h->entry_ns = entry_ns;
+    h->start_clock = start_clock;
+    h->exit_clock = exit_clock;
+    h->exit_ns = exit_ns;
+    h->words = overflow ? stored : stored + segment;
+    h->leader_lane = leader_lane;
+    h->overflow = overflow ? 1u : 0u;
+}
+
+// A thread that stops at a hang (watchdog, unarrived cluster wait): the word its op would
+// have ended in (the earliest, if its lanes stop at different ops), and the entry fields a
+// warp without exit still needs. Lanes store the same values; lane 0 may still exit later.
+__device__ __noinline__ void trace_hang(WarpTraceHeader* h, unsigned long long entry_clock,
+                                        unsigned long long entry_ns, unsigned long long start_clock,
+                                        unsigned leader_lane, unsigned hang_word) {
+    h->entry_clock = entry_clock;
+    h->entry_ns = entry_ns;
+    h->start_clock = start_clock;
+    h->leader_lane = leader_lane;
+    atomicMin(&h->hang_word, hang_word);
 }
 
 // Called by every thread whose mbarrier wait outlived the watchdog; the first one wins the
@@ -199,17 +119,18 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
 // loop reads only %clock64: a %globaltimer read in the loop delayed the wake-up (an H100
 // multicast stream ran 15% slower than by hand). 2 cycles per ns bound the SM clock, so
 // the wait lasts at least `watchdog_ns`; `waited_ns` converts by the warp's own clock rate
-// since its entry (`entry_clock`, `entry_ns`).
-__device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsigned parity,
-                                                              unsigned long long watchdog_ns,
-                                                              unsigned long long& waited_ns,
-                                                              unsigned long long entry_clock,
-                                                              unsigned long long entry_ns) {
-    if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
+// since its entry (`entry_clock`, `entry_ns`). The retry loop is a call of its own: inline,
+// its clock arithmetic made every pipeline loop body too large for the compiler to unroll,
+// and a hand-written loop that is unrolled keeps its buffer addresses in immediates.
+// Returns 0 once the phase completed, else the ns waited (at least 1).
+__device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned bar, unsigned parity,
+                                                                     unsigned long long watchdog_ns,
+                                                                     unsigned long long entry_clock,
+                                                                     unsigned long long entry_ns) {
 #if defined(TMASIM_WAIT_NO_WATCHDOG)  // the benchmark's experiment: what the watchdog's clock reads cost
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
     }
-    return true;
+    return 0ull;
 #endif
     const unsigned long long start = read_clock64();
     const unsigned long long limit = 2ull * watchdog_ns;
@@ -217,11 +138,20 @@ __device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsi
         const unsigned long long now = read_clock64();
         if (now - start > limit) {
             const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);
-            waited_ns = (unsigned long long)((double)(now - start) * ns_per_clock);
-            return false;
+            const unsigned long long waited = (unsigned long long)((double)(now - start) * ns_per_clock);
+            return waited > 0ull ? waited : 1ull;
         }
     }
-    return true;
+    return 0ull;
+}
+__device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsigned parity,
+                                                              unsigned long long watchdog_ns,
+                                                              unsigned long long& waited_ns,
+                                                              unsigned long long entry_clock,
+                                                              unsigned long long entry_ns) {
+    if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
+    waited_ns = mbarrier_wait_parity_slow(bar, parity, watchdog_ns, entry_clock, entry_ns);
+    return waited_ns == 0ull;
 }
 
 // An array index computed at run time must stay inside the array: trap (a `fault` with
@@ -251,9 +181,9 @@ std::string kernel_abi_device_source() {
     // Pin the device layout to the host's. (NVRTC has no offsetof; both sides declare the
     // same members in the same order, so equal sizes catch a member added on one side.)
     s += fmt::format(
-        "static_assert(sizeof(DeviceRecord) == {}, \"DeviceRecord ABI\");\n"
+        "static_assert(sizeof(WarpTraceHeader) == {}, \"WarpTraceHeader ABI\");\n"
         "static_assert(sizeof(DeviceStatus) == {}, \"DeviceStatus ABI\");\n",
-        sizeof(DeviceRecord), sizeof(DeviceStatus));
+        sizeof(WarpTraceHeader), sizeof(DeviceStatus));
     return s;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The binary contract between the generated kernel and the host: trace records (DeviceRecord
-// as written, TraceRecord as decoded), the status
-// block (trace counter, watchdog hang report) and the kernel's name and parameter order.
+// The binary contract between the generated kernel and the host: each warp's trace region
+// (WarpTraceHeader and its clock words, as written; TraceRecord, as decoded), the status
+// block (watchdog hang report) and the kernel's name and parameter order.
 // The device declares the same structs in kernel_abi_device_source(); the generated source
 // static_asserts their sizes against the numbers below, so a mismatch fails
 // at NVRTC compile time instead of corrupting a trace.
@@ -17,21 +17,25 @@ enum RecordKind : int32_t {
     kRecordOp = 0,     // issue / complete
     kRecordWait = 1,   // wait_begin / wait_end
     kRecordEntry = 2,  // a warp entered the kernel (t0 of its CTA)
-    kRecordExit = 3,   // a warp finished its ops (with the entry record: its clock-to-ns rate)
-    kRecordTimer = 4,  // follows an entry or exit record: its %globaltimer
-    kRecordEmpty = 7,  // a slot never written (the buffer is pre-filled with 0xff)
+    kRecordExit = 3,   // a warp finished its ops (with its entry: its clock-to-ns rate)
 };
 
-// What the kernel writes per record: 16 bytes, one store, no %globaltimer read (an entry or
-// exit record is followed by a timer record that carries one). The CTA and warp are the
-// region's and the loop indices follow from the op's instance count in program order, so
-// neither is stored; the host widens each record into a TraceRecord (trace_records.h).
-struct DeviceRecord {
-    uint64_t clk;   // %clock64 before the op (timer records: %globaltimer)
-    uint32_t end;   // low 32 bits of %clock64 after the op (a wait that timed out: clk's own)
-    uint32_t meta;  // kind (bits 0-2) | ended (bit 3) | lane (bits 4-8) | op id (bits 9-31)
+// The start of each warp's region of the trace buffer; the warp's 64-bit %clock64 words
+// follow it (device/trace_plan.h says which op instance each belongs to). Lane 0 writes the
+// header at exit; a thread that stops at a hang writes the entry fields and `hang_word`.
+// The host fills the buffer with 0xff bytes first: all ones reads as "never written".
+struct WarpTraceHeader {
+    uint64_t entry_clock, entry_ns;  // %clock64 and %globaltimer, first thing in the kernel
+    uint64_t start_clock;            // %clock64 after the prologue: where the first op begins
+    uint64_t exit_clock, exit_ns;    // the same pair after the warp's last op
+    uint32_t words;                  // clock words the warp stored
+    uint32_t leader_lane;            // the lane elect.sync chose (`elected` ops run there)
+    uint32_t hang_word;              // the word an op that never ended would have ended in
+    uint32_t overflow;               // 1: the region was too small; words past `words` are lost
+    uint64_t reserved;
 };
-static_assert(sizeof(DeviceRecord) == 16, "DeviceRecord layout is part of the kernel ABI");
+static_assert(sizeof(WarpTraceHeader) == 64, "WarpTraceHeader layout is part of the kernel ABI");
+constexpr int kTraceHeaderWords = sizeof(WarpTraceHeader) / 8;  // in 64-bit words
 
 struct TraceRecord {
     int32_t op;        // Op::id (-1 for entry records)
@@ -46,13 +50,11 @@ struct TraceRecord {
     uint64_t clk_begin, clk_end;  // %clock64 around the op
     uint64_t ns_begin, ns_end;    // %globaltimer at those clocks (entry/exit: read; ops: derived)
 };
-static_assert(sizeof(TraceRecord) == 80, "TraceRecord layout is part of the kernel ABI");
+static_assert(sizeof(TraceRecord) == 80, "TraceRecord: four 64-bit clocks after 12 ints");
 
 struct DeviceStatus {
-    uint32_t trace_unused;    // kept for the layout (records need no counter: per-warp slots);
-                              // the load sink's never-taken store writes here
-    uint32_t trace_dropped;   // records that did not fit in their warp's region (added once
-                              // per warp at its exit)
+    uint32_t trace_unused;    // kept for the layout; the load sink's never-taken store writes here
+    uint32_t trace_dropped;   // kept for the layout (a warp header's `overflow` says it now)
     int32_t hang_flag;        // 1 once a wait timed out; the first timer-out fills the rest
     int32_t hang_threads;     // threads that timed out
     int32_t hang_op;
@@ -79,7 +81,7 @@ enum HangKind : int32_t {
     kHangClusterWaitUnarrived = 1,
 };
 
-// Device declarations of TraceRecord, DeviceStatus, TensorMapParam and the trace/hang
+// Device declarations of WarpTraceHeader, DeviceStatus, TensorMapParam and the trace/hang
 // helpers the generated code calls, with the layout static_asserts.
 std::string kernel_abi_device_source();
 

@@ -1,6 +1,7 @@
 #include "device/kernel_launch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,30 +14,6 @@
 #include "scenarios/values.h"
 
 namespace tmasim::device {
-
-namespace {
-// 16 Mi records of 16 bytes = 256 MiB: a bound for long benchmark loops. Past it the
-// kernel counts what it drops and the provenance says so.
-constexpr int64_t kMaxTraceRecords = int64_t{1} << 24;
-}  // namespace
-
-unsigned trace_capacity_for(const Scenario& s, TraceLevel level) {
-    const int64_t warps = int64_t{s.launch.num_ctas()} * s.launch.num_warps();
-    return static_cast<unsigned>(
-        std::max<int64_t>(4, std::min(records_per_warp(s, level), kMaxTraceRecords / std::max<int64_t>(1, warps))));
-}
-
-TraceRingSize plan_trace_ring(const Scenario& s, TraceLevel level, const GpuInfo& info) {
-    const SmLimits limits{info.sm_count,       info.smem_per_sm,        info.reserved_smem_per_block,
-                          info.max_smem_optin, info.max_threads_per_sm, info.max_blocks_per_sm};
-    return size_trace_ring(s, trace_capacity_for(s, level), level != TraceLevel::none, limits);
-}
-
-std::string trace_ring_defines(const Scenario& s, TraceLevel level, const GpuInfo& gpu) {
-    const TraceRingSize ring = plan_trace_ring(s, level, gpu);
-    return ring.slots != 0 && ring.slots >= trace_capacity_for(s, level) ? "#define TMASIM_TRACE_RING_HOLDS_ALL\n"
-                                                                          : "";
-}
 
 KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds, TraceLevel level)
     : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds), level_(level) {}
@@ -66,11 +43,11 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
         }
     }
 
-    // One region per warp (records_per_warp slots, entry and exit records included),
-    // pre-filled with 0xff: a slot the kernel never wrote has kind 7 (kRecordEmpty).
-    const int64_t warps = int64_t{s_.launch.num_ctas()} * s_.launch.num_warps();
-    trace_capacity_ = trace_capacity_for(s_, level_);
-    const size_t trace_bytes = static_cast<size_t>(warps) * trace_capacity_ * sizeof(DeviceRecord);
+    // One region per warp (trace_plan.h), pre-filled with 0xff: all ones reads as "never
+    // written" (a warp without exit, no hang).
+    trace_plan_ = plan_trace(s_, level_);
+    trace_layout_ = trace_buffer_layout(s_, trace_plan_);
+    const size_t trace_bytes = static_cast<size_t>(trace_layout_.bytes());
     trace_ = gpu_.alloc(trace_bytes, false);
     drv.check(drv.cuMemsetD8(trace_, 0xff, trace_bytes), "cuMemsetD8(trace)");
     status_ = gpu_.alloc(sizeof(DeviceStatus), true);
@@ -83,33 +60,32 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
                                 true);
     watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
 
-    // The kernel aligns its dynamic shared memory up to 1024 bytes itself; a traced kernel
-    // keeps its records in shared memory after the scenario's buffers while they fit.
+    // The kernel aligns its dynamic shared memory up to 1024 bytes itself.
     const GpuInfo& info = gpu_.info();
-    ring_ = plan_trace_ring(s_, level_, info);
-    if (ring_.untraced_smem_bytes > info.max_smem_optin)
+    smem_bytes_ = compute_shared_layout(s_).total_bytes + 1024;
+    if (smem_bytes_ > info.max_smem_optin)
         throw std::runtime_error(fmt::format(
             "scenario needs {} bytes of shared memory per CTA (layout + 1024 for alignment); "
             "{} allows {}",
-            ring_.untraced_smem_bytes, info.name, info.max_smem_optin));
+            smem_bytes_, info.name, info.max_smem_optin));
     drv.check(drv.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     static_cast<int>(ring_.smem_bytes)),
+                                     static_cast<int>(smem_bytes_)),
               "cuFuncSetAttribute(max dynamic shared memory)");
 }
 
-void KernelLaunch::run() { kernel_ms_ = launch(fn_, true); }
+void KernelLaunch::run() { kernel_ms_ = launch(fn_); }
 
 CUfunction KernelLaunch::load_other(const std::vector<char>& cubin, const char* name) {
     CUfunction f = gpu_.load_kernel(cubin, name);
     gpu_.driver().check(gpu_.driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                         static_cast<int>(ring_.smem_bytes)),
+                                                         static_cast<int>(smem_bytes_)),
                         "cuFuncSetAttribute(max dynamic shared memory)");
     return f;
 }
 
-double KernelLaunch::run_other(CUfunction fn, bool with_ring) { return launch(fn, with_ring); }
+double KernelLaunch::run_other(CUfunction fn) { return launch(fn); }
 
-double KernelLaunch::launch(CUfunction fn, bool with_ring) {
+double KernelLaunch::launch(CUfunction fn) {
     const CudaDriver& drv = gpu_.driver();
     // Parameter order: see codegen.h.
     std::vector<void*> params;
@@ -117,9 +93,10 @@ double KernelLaunch::launch(CUfunction fn, bool with_ring) {
     for (CUdeviceptr& m : global_maps_) params.push_back(&m);
     for (CUdeviceptr& g : globals_) params.push_back(&g);
     params.push_back(&trace_);
-    params.push_back(&trace_capacity_);
-    unsigned ring_slots = with_ring ? ring_.slots : 0u;
-    params.push_back(&ring_slots);
+    unsigned capacity = static_cast<unsigned>(trace_layout_.capacity);
+    unsigned stride = static_cast<unsigned>(trace_layout_.stride);
+    params.push_back(&capacity);
+    params.push_back(&stride);
     params.push_back(&status_);
     params.push_back(&dump_);
     params.push_back(&snapshot_area_);
@@ -138,7 +115,7 @@ double KernelLaunch::launch(CUfunction fn, bool with_ring) {
     cfg.gridDimY = cfg.gridDimZ = 1;
     cfg.blockDimX = static_cast<unsigned>(s_.launch.block);
     cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = static_cast<unsigned>(with_ring ? ring_.smem_bytes : ring_.untraced_smem_bytes);
+    cfg.sharedMemBytes = static_cast<unsigned>(smem_bytes_);
     cfg.hStream = nullptr;
     cfg.attrs = cluster > 1 ? &attr : nullptr;
     cfg.numAttrs = cluster > 1 ? 1 : 0;
@@ -172,10 +149,15 @@ DeviceStatus KernelLaunch::status() {
 }
 
 std::vector<TraceRecord> KernelLaunch::trace_records() {
-    const size_t n = static_cast<size_t>(s_.launch.num_ctas()) * s_.launch.num_warps() * trace_capacity_;
-    std::vector<DeviceRecord> regions(n);
-    gpu_.download(regions.data(), trace_, n * sizeof(DeviceRecord));
-    return widen_records(s_, regions, trace_capacity_, gpu_.info().sm_clock_mhz);
+    std::vector<uint64_t> buffer(static_cast<size_t>(trace_layout_.warps * trace_layout_.stride));
+    gpu_.download(buffer.data(), trace_, buffer.size() * sizeof(uint64_t));
+    trace_overflowed_warps_ = 0;
+    for (int64_t w = 0; w < trace_layout_.warps; ++w) {
+        WarpTraceHeader h;
+        std::memcpy(&h, buffer.data() + w * trace_layout_.stride, sizeof h);
+        trace_overflowed_warps_ += h.overflow == 1u ? 1 : 0;
+    }
+    return decode_warp_regions(s_, trace_plan_, trace_layout_, buffer, gpu_.info().sm_clock_mhz);
 }
 
 std::vector<MemoryImage> KernelLaunch::global_memory() {

@@ -1,17 +1,17 @@
 #include "device/kernel_writer.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
 
 #include "device/codegen.h"
 #include "device/kernel_abi.h"
-#include "device/trace_ring.h"
 
 namespace tmasim::device {
 
 KernelWriter::KernelWriter(const Scenario& s, TraceLevel level)
-    : s_(s), level_(level), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
+    : s_(s), level_(level), plan_(plan_trace(s, level)), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
 
 void KernelWriter::line(const std::string& text) {
     out_.append(static_cast<size_t>(indent_) * 4, ' ');
@@ -56,7 +56,7 @@ void KernelWriter::emit_params() {
             line(fmt::format("    TensorMapParam* const gmap{},", i));
     for (size_t i = 0; i < s_.globals.size(); ++i)
         line(fmt::format("    unsigned char* const global{},", i));
-    line("    DeviceRecord* const trace_buf, const unsigned trace_capacity, const unsigned trace_ring,");
+    line("    unsigned long long* const trace_buf, const unsigned trace_capacity, const unsigned trace_stride,");
     line("    DeviceStatus* const status, unsigned char* const shared_dump,");
     line("    unsigned char* const snapshot_area, const unsigned long long watchdog_ns)");
     line("{");
@@ -84,48 +84,57 @@ void KernelWriter::emit_prologue() {
     line("// One election per warp while the warp is converged; `elected` ops reuse it.");
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
-    line(fmt::format("// Trace level `{}`.", to_string(level_)));
-    const TraceRingOffsets ring = trace_ring_offsets(s_);
-    line("// Records stay in a shared-memory ring per warp while they fit (trace_ring slots).");
-    line(fmt::format("DeviceRecord* const trace_rings = reinterpret_cast<DeviceRecord*>(smem + {});", ring.rings));
-    line(fmt::format("unsigned* const trace_ring_used = reinterpret_cast<unsigned*>(smem + {});", ring.used));
-    line(fmt::format("const unsigned ring_slots = {};", level_ == TraceLevel::none ? "0u" : "trace_ring"));
-    line(fmt::format("Tracer tracer = {{trace_buf + ((unsigned long long)blockIdx.x * {} + warp) * trace_capacity, "
-                     "trace_capacity, status, trace_rings + (unsigned long long)warp * ring_slots, ring_slots, "
-                     "trace_ring_used + warp, 0u, 0u, {{}}, {{}}, {{}}, {{}}}};",
+    line(fmt::format("// Trace level `{}`: {} clock words per warp between two loop boundaries at most.",
+                     to_string(level_), plan_.max_segment));
+    line("// This warp's region of the trace buffer: its header, then its clock words.");
+    line(fmt::format("WarpTraceHeader* const trace_hdr = reinterpret_cast<WarpTraceHeader*>(trace_buf + "
+                     "((unsigned long long)blockIdx.x * {} + warp) * trace_stride);",
                      s_.launch.num_warps()));
-    // A slot a lane that left early never wrote must read as empty, as global slots do.
-    open("if (ring_slots != 0u)");
-    line("for (unsigned i = (unsigned)lane; i < ring_slots; i += 32u) "
-         "reinterpret_cast<uint4*>(trace_rings)[(unsigned long long)warp * ring_slots + i] = "
-         "make_uint4(~0u, ~0u, ~0u, ~0u);");
-    line("if (lane == 0) trace_ring_used[warp] = 0u;");
-    line("__syncwarp(warp_mask);");
-    close();
+    line("unsigned long long* const tw_first = reinterpret_cast<unsigned long long*>(trace_hdr + 1);");
+    line("unsigned long long* tw = tw_first;  // where the current segment's words go");
+    line("const unsigned long long* const tw_limit = tw_first + trace_capacity;");
+    line("bool trace_over = false;");
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
-    line(fmt::format("if (lane == 0) tracer.record_timer({}, entry_clock, entry_ns);", static_cast<int>(kRecordEntry)));
-    line("tracer.next += 2u;");
     line("// Every value a shared.load/global.load reads is folded into this register, which the");
     line("// epilogue stores under a condition the compiler cannot rule out: no load is dead.");
     line("unsigned load_sink = 0u;");
     line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
-    line("(void)cluster_rank; (void)snapshot_area;");
+    line("(void)cluster_rank; (void)snapshot_area; (void)tw_limit; (void)trace_over;");
     emit_wgmma_registers();
     emit_layout_registers();
     emit_snapshot_counters();
-    if (boundary_clock()) {
-        line("// Each op's begin is this thread's previous op boundary: one %clock64 read per op.");
-        line("unsigned long long last_clk = read_clock64();");
-    }
+    line("// Where the first timed op begins (trace_plan.h: an op that follows a timed op begins at its end).");
+    line("const unsigned long long start_clock = read_clock64();");
 }
 
 void KernelWriter::emit_ops(const std::vector<Op>& ops) {
-    for (const Op& op : ops) {
-        if (op.kind == OpKind::loop)
-            emit_loop(op);
+    for (size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].kind == OpKind::loop)
+            emit_loop(ops[i]);
         else
-            emit_op(op);
+            emit_op(ops[i], i + 1 < ops.size() ? &ops[i + 1] : nullptr);
     }
+}
+
+void KernelWriter::advance_trace_words() {
+    if (segment_ > 0) line(fmt::format("trace_advance(tw, {}u, tw_limit, trace_over);", segment_));
+    segment_ = 0;
+}
+
+void KernelWriter::flush_deferred_store() {
+    if (!deferred_store_.empty()) line(deferred_store_);
+    deferred_store_.clear();
+}
+
+void KernelWriter::emit_hang_trace() {
+    // The words stored so far stay; the op's begin word, if it has one, is stored; the header
+    // names the word the op would have ended in.
+    if (!deferred_store_.empty()) line(deferred_store_);
+    const int words = plan_.words(*current_op_);
+    if (words == 2) line(fmt::format("st_global_u64(tw + {}, c0_{});", segment_, current_op_->id));
+    line(fmt::format("trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, "
+                     "(unsigned)(tw - tw_first) + {}u);",
+                     segment_ + std::max(0, words - 1)));
 }
 
 void KernelWriter::emit_loop(const Op& op) {
@@ -134,6 +143,9 @@ void KernelWriter::emit_loop(const Op& op) {
         fail(op, fmt::format("loops nest deeper than {} levels", kMaxLoopDepth));
     const std::string count = int_expr(op.loop_count, op, "count");
     line(fmt::format("// op {}: loop", op.id));
+    // The loop body's words start at offset 0 from the pointer: advance it past what came before.
+    flush_deferred_store();
+    advance_trace_words();
     open("");
     // A constant count that fits an int gets an int counter, as a hand-written loop has: its
     // index arithmetic (t % 4, (t + 4) * 64) then stays 32-bit.
@@ -145,6 +157,8 @@ void KernelWriter::emit_loop(const Op& op) {
     loop_vars_.push_back(op.var);
     loop_counts_.push_back(op.loop_count);
     emit_ops(op.body);
+    flush_deferred_store();
+    advance_trace_words();
     loop_vars_.pop_back();
     loop_counts_.pop_back();
     close();
@@ -160,79 +174,68 @@ bool warp_sync_after(const Op& op) { return op_has(op.kind, kWritesShared) && !o
 }  // namespace
 
 namespace {
-// The ops a trace calls waits (wait_begin / wait_end).
-bool op_is_wait(OpKind k) {
-    return k == OpKind::mbarrier_wait || k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::bulk_wait_group ||
-           k == OpKind::bulk_wait_group_read || k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all ||
-           k == OpKind::wgmma_wait_group;
+// Ops that order this thread's earlier stores before their own effect (barriers, arrives,
+// fences): a clock word stored right before one would make it wait for the store, so the
+// word of the op before it is stored after it instead.
+bool orders_earlier_stores(OpKind k) {
+    switch (k) {
+    case OpKind::sync: case OpKind::bar_sync: case OpKind::bar_arrive: case OpKind::mbarrier_arrive:
+    case OpKind::mbarrier_arrive_expect_tx: case OpKind::cp_async_mbarrier_arrive: case OpKind::cluster_arrive:
+    case OpKind::cluster_wait: case OpKind::cluster_sync: case OpKind::fence_proxy_async:
+    case OpKind::fence_mbarrier_init: case OpKind::fence_proxy_tensormap_release:
+    case OpKind::tensormap_cp_fenceproxy:
+        return true;
+    default:
+        return false;
+    }
 }
-// Waits that neither release nor order this thread's earlier stores: the pending records
-// are stored right before them, off the path to the next op (bar.sync is a wait too, but it
-// would wait for the stores).
-bool stores_records_before(OpKind k) {
-    return k == OpKind::mbarrier_wait || k == OpKind::bulk_wait_group || k == OpKind::bulk_wait_group_read ||
-           k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all || k == OpKind::wgmma_wait_group;
+// Barriers after which the warp goes on issuing until an instruction that needs the barrier
+// (SASS BAR.SYNC.DEFER_BLOCKING): a clock read right after bar.sync was up to 315 cycles
+// early on an H100, a store or __syncwarp in between held it until the release
+// (device/scripts/probes/sync_clock_probe.cu).
+bool defers_blocking(OpKind k) {
+    return k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::cluster_wait || k == OpKind::cluster_sync;
 }
 }  // namespace
 
-void KernelWriter::emit_op(const Op& op) {
+void KernelWriter::emit_op(const Op& op, const Op* next) {
     const Threads t = threads_of(op);
-    op_traced_ = op_traced(op, level_);
+    const int words = plan_.words(op);
+    current_op_ = &op;
     line(fmt::format("// op {}: {} by {}{}", op.id, to_string(op.kind),
                      op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
-                     op_traced_ ? "" : " (not traced)"));
+                     words > 0 ? "" : " (not timed)"));
     for (const std::string& s : t.setup) line(s);
-    if (boundary_clock() && op_traced_ && stores_records_before(op.kind))
-        line("tracer.flush_pending();  // the thread is about to wait: the records go now");
+    const bool releases = orders_earlier_stores(op.kind);
+    if (!releases) flush_deferred_store();
+    if (words == 2) line(fmt::format("const unsigned long long c0_{} = read_clock64();", op.id));
     open(fmt::format("if ({})", t.exec));
-    if (!op_traced_) {
-        // What a hand-written kernel would execute: the op alone.
-        emit_op_body(op, t);
-        close();
-        // An op left out of an all-ops trace still ends a boundary: the next op's begin.
-        if (boundary_clock()) line("last_clk = read_clock64();");
-        if (warp_sync_after(op)) line("__syncwarp(__activemask());");
-        if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
-        return;
+    emit_op_body(op, t);
+    close();
+    // The word held back for this op goes now; after a barrier it also holds the clock read.
+    if (!deferred_store_.empty())
+        flush_deferred_store();
+    else if (words > 0 && defers_blocking(op.kind))
+        line("__syncwarp(__activemask());  // the clock read waits for the barrier's release");
+    if (words > 0) {
+        // A load's op ends when its data arrived: the clock read waits on the loaded value.
+        const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
+        line(fmt::format("const unsigned long long c1_{} = {};", op.id,
+                         is_load ? "read_clock64_after(load_sink)" : "read_clock64()"));
+        // Every warp stores the word; where its threads ran the op, the one that records it.
+        const std::string recorder = fmt::format("({}) ? (({}) && ({})) : (lane == 0)", t.warp_records, t.exec,
+                                                 t.recorder);
+        std::string store = fmt::format("if ({}) {{ ", recorder);
+        if (words == 2) store += fmt::format("st_global_u64(tw + {}, c0_{}); ", segment_, op.id);
+        store += fmt::format("st_global_u64(tw + {}, c1_{}); }}", segment_ + words - 1, op.id);
+        segment_ += words;
+        if (next && next->kind != OpKind::loop && orders_earlier_stores(next->kind))
+            deferred_store_ = store + "  // held back: the next op orders earlier stores";
+        else
+            line(store);
     }
-    const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-    const bool is_wait = op_is_wait(op.kind);
-    // A load's op ends when its data arrived: the clock read waits on the loaded value.
-    const char* end_clock = is_load ? "read_clock64_after(load_sink)" : "read_clock64()";
-    if (boundary_clock()) {
-        // Level all: the op's branch is the untraced kernel's; after it every thread reads the
-        // clock once (a thread that skipped the op, too: that is where its next op begins), and
-        // the recording thread keeps the record, stored when its next op is pended.
-        // Its hang report records the wait as begun, never ended.
-        if (op.kind == OpKind::mbarrier_wait || op.kind == OpKind::cluster_wait)
-            line("const unsigned long long c0 = last_clk;");
-        emit_op_body(op, t);
-        close();
-        line(fmt::format("const unsigned long long c1_{} = {};", op.id, end_clock));
-        const std::string records = t.exec == "true" ? t.recorder : fmt::format("({}) && ({})", t.exec, t.recorder);
-        line(fmt::format("tracer.pend({}, {}, {}, {}, last_clk, c1_{});", records, op.id,
-                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), t.record_lane, op.id));
-        line(fmt::format("last_clk = c1_{};", op.id));
-    } else {
-        // Level waits: the op reads its own begin and stores its record at once.
-        line("const unsigned long long c0 = read_clock64();");
-        emit_op_body(op, t);
-        line(fmt::format("const unsigned long long c1 = {};", end_clock));
-        line(record_call(op, t, is_wait, true, "c1"));
-        close();
-    }
-    line(fmt::format("if ({}) tracer.advance();", t.warp_records));
     if (warp_sync_after(op)) line("__syncwarp(__activemask());");
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
-}
-
-std::string KernelWriter::record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
-                                      const std::string& c1) const {
-    if (!op_traced_) return "";
-    const std::string call = fmt::format("tracer.record({}, {}, {}, {}, c0, {});", op.id,
-                                         static_cast<int>(is_wait ? kRecordWait : kRecordOp), ended ? 1 : 0,
-                                         t.record_lane, c1);
-    return fmt::format("if ({}) {}", t.recorder, call);
 }
 
 void KernelWriter::emit_epilogue() {
@@ -240,21 +243,15 @@ void KernelWriter::emit_epilogue() {
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
-    if (boundary_clock()) line("tracer.flush_pending();");
-    line("// The warp's exit: with its entry, the clock-to-ns rate of its records.");
+    flush_deferred_store();
+    line("// The warp's exit: with its entry, the clock-to-ns rate of its words.");
     line("const unsigned long long exit_clock = read_clock64();");
     line("const unsigned long long exit_ns = read_globaltimer();");
-    line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_clock, exit_clock);", static_cast<int>(kRecordExit)));
-    line("tracer.advance();");
-    line(fmt::format("if (lane == 0) tracer.record(0, {}, 1, 0, exit_ns, exit_ns);", static_cast<int>(kRecordTimer)));
-    line("tracer.advance();");
-    line("tracer.flush_dropped();");
-    line("tracer.publish();");
+    line(fmt::format("if (lane == 0) trace_exit(trace_hdr, entry_clock, entry_ns, start_clock, exit_clock, exit_ns, "
+                     "(unsigned)(tw - tw_first), {}u, leader_lane, trace_over);",
+                     segment_));
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
-    line(fmt::format("if (ring_slots != 0u) copy_trace_rings(trace_buf + (unsigned long long)blockIdx.x * {0} * "
-                     "trace_capacity, trace_capacity, trace_rings, ring_slots, trace_ring_used, {0}, tid, {1});",
-                     s_.launch.num_warps(), s_.launch.block));
     if (plan.bytes_per_cta == 0) return;
     line("#ifndef TMASIM_NO_SHARED_DUMP  // the benchmark's experiment: what the dump costs");
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "device/snapshot_plan.h"
+#include "device/trace_plan.h"
 #include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
@@ -31,8 +32,8 @@ private:
     // Who executes an op and who writes its trace record.
     struct Threads {
         std::string exec;        // predicate: this thread executes the op
-        std::string recorder;    // predicate (within exec): this thread writes the record
-        std::string record_lane; // lane stored in the record
+        std::string recorder;    // predicate (within exec): this thread stores the op's clock words
+        std::string record_lane; // the recording lane (the decoder knows it from the selector)
         std::string rank;        // rank among the executing threads (thread order)
         std::string count;       // number of executing threads
         std::string warp_records;  // warp-uniform predicate: this warp records the op
@@ -53,17 +54,22 @@ private:
     void emit_params();
     void emit_prologue();
     void emit_ops(const std::vector<Op>& ops);
-    void emit_op(const Op& op);
+    // `next`: the op after it in the same list (nullptr: a loop or the list's end follows).
+    void emit_op(const Op& op, const Op* next);
     void emit_loop(const Op& op);
     void emit_epilogue();
-    // Level all: an op's begin is the clock read that ended the thread's previous op.
-    bool boundary_clock() const { return level_ == TraceLevel::all; }
+    // The trace words (trace_plan.h): move the pointer past the segment stored so far; store
+    // a word held back from before an op that orders earlier stores; what a thread that
+    // stops at a hang in the current op stores before it exits.
+    void advance_trace_words();
+    void flush_deferred_store();
+    void emit_hang_trace();
 
     // The body of one op, between the timer reads (kernel_writer_ops.cpp).
     void emit_op_body(const Op& op, const Threads& t);  // the one switch over the op families
     void emit_local_barrier(const Op& op);
     void emit_async_copy(const Op& op);
-    void emit_wait(const Op& op, const Threads& t);
+    void emit_wait(const Op& op);
     void emit_compute(const Op& op, const Threads& t);
     void emit_tma(const Op& op);  // tma.load, tma.store, tma.prefetch
     void emit_bulk(const Op& op, bool load);
@@ -101,7 +107,7 @@ private:
     bool uses_cluster_barrier() const;  // the kernel tracks `cluster_arrived`
     std::string peer_addr(const std::string& local, const Op& op, const Expr& rank, const char* key) const;
     void emit_remote_mbarrier(const Op& op);
-    void emit_cluster_barrier(const Op& op, const Threads& t);
+    void emit_cluster_barrier(const Op& op);
     void emit_st_async(const Op& op);
     void emit_fence_proxy_async(const Op& op);
     void emit_cluster_epilogue();
@@ -135,14 +141,14 @@ private:
     SharedAddr buffer_addr(const Ref& r, const Op& op) const;
     SharedAddr barrier_addr(const Ref& r, const Op& op) const;
     SharedAddr slot_addr(const Ref& r, const Op& op, const char* key) const;
-    // The record of the op being written ("" when it is not traced at this level).
-    std::string record_call(const Op& op, const Threads& t, bool is_wait, bool ended,
-                            const std::string& c1) const;
     [[noreturn]] void fail(const Op& op, const std::string& what) const;
 
     const Scenario& s_;
     TraceLevel level_;
-    bool op_traced_ = false;  // the op being written is timed and recorded
+    TracePlan plan_;
+    const Op* current_op_ = nullptr;
+    int64_t segment_ = 0;         // words stored since the pointer last advanced
+    std::string deferred_store_;  // the last op's word store, held back (emit_op)
     SharedLayout layout_;
     SnapshotPlan snapshots_;
     std::string out_;

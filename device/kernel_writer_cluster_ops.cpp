@@ -50,7 +50,7 @@ void KernelWriter::emit_remote_mbarrier(const Op& op) {
 // included, and has no timeout: a wait without that arrive would never return, so the
 // kernel reports it as a hang at the wait instead of executing it (see kernel_abi.cpp).
 // Traced as issue/complete, as the model traces them (traces/FORMAT.md names the waits).
-void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
+void KernelWriter::emit_cluster_barrier(const Op& op) {
     if (op.by.kind != Selector::Kind::all)
         fail(op, "the cluster barrier is .aligned: every thread of every CTA executes it (by: all)");
     const char* arrive = op.relaxed ? "barrier_cluster_arrive_relaxed_aligned();" : "barrier_cluster_arrive_aligned();";
@@ -62,13 +62,10 @@ void KernelWriter::emit_cluster_barrier(const Op& op, const Threads& t) {
     if (op.kind == OpKind::cluster_wait) {
         open("if (!cluster_arrived)");
         line("// Nothing can complete this phase: report, leave an issue without complete, exit.");
-        if (op_traced_) line("tracer.flush_pending();");
-        line(record_call(op, t, false, false, "c0"));
+        emit_hang_trace();
         line(fmt::format("report_cluster_wait_unarrived(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], "
                          "it[2], it[3]);",
                          op.id, loop_vars_.size()));
-        if (op_traced_) line("tracer.advance();  // the unended record's slot");
-        line("tracer.leave();");
         line("return;");
         close();
         line("barrier_cluster_wait_aligned();");

@@ -25,24 +25,14 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpFamily::barrier:
         if (!op.cta.empty()) return emit_remote_mbarrier(op);
         return emit_local_barrier(op);
-    case OpFamily::barrier_wait: return emit_wait(op, t);
+    case OpFamily::barrier_wait: return emit_wait(op);
     case OpFamily::cta_sync:
         if (op.by.kind != Selector::Kind::all)
             fail(op, "sync (barrier.sync 0) must be executed by all threads; a subset would "
                      "wait forever");
-        // Every arriving thread counts itself, so the count is never 0; the branch on it
-        // makes the clock read after the op wait for the barrier (see the wrapper). Untimed,
-        // it is the plain bar.sync a hand-written __syncthreads() is.
-        if (!op_traced_) {
-            line("barrier_sync_aligned_0();");
-        } else {
-            // TMASIM_TRACE_PLAIN_SYNC: the benchmark's experiment that shows what the ordering costs.
-            line("#if defined(TMASIM_TRACE_PLAIN_SYNC)");
-            line("barrier_sync_aligned_0();");
-            line("#else");
-            line("if (barrier_red_popc_aligned_0(1u) == 0u) __trap();");
-            line("#endif");
-        }
+        // The plain bar.sync a hand-written __syncthreads() is; when timed, emit_op holds
+        // the clock read after it until the barrier released.
+        line("barrier_sync_aligned_0();");
         return;
     case OpFamily::named_barrier:
         // Not .aligned: producer and consumer warps reach their named barriers from
@@ -65,7 +55,7 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpFamily::cp_async: return emit_cp_async_family(op);
     case OpFamily::compute: return emit_compute(op, t);
     case OpFamily::loop: break;  // emit_loop handles loops
-    case OpFamily::cluster_barrier: return emit_cluster_barrier(op, t);
+    case OpFamily::cluster_barrier: return emit_cluster_barrier(op);
     case OpFamily::st_async: return emit_st_async(op);
     case OpFamily::tensormap: return emit_tensormap_op(op);
     case OpFamily::wgmma: return emit_wgmma(op);
@@ -107,20 +97,17 @@ void KernelWriter::emit_async_copy(const Op& op) {
     emit_bulk(op, op.kind == OpKind::bulk_load);
 }
 
-void KernelWriter::emit_wait(const Op& op, const Threads& t) {
+void KernelWriter::emit_wait(const Op& op) {
     const SharedAddr bar = barrier_addr(op.barrier, op);
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
     line("unsigned long long waited_ns = 0ull;");
     open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, watchdog_ns, waited_ns, entry_clock, entry_ns))",
                      bar.addr));
-    line("// Watchdog expired: leave a wait_begin without wait_end, report, and exit.");
-    if (op_traced_) line("tracer.flush_pending();");
-    line(record_call(op, t, true, false, "c0"));
+    line("// Watchdog expired: leave a wait that began and never ended, report, and exit.");
+    emit_hang_trace();
     line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
                      "it[3], {}, (int){}, parity, waited_ns);",
                      op.id, loop_vars_.size(), bar.decl, bar.elem_index));
-    if (op_traced_) line("tracer.advance();  // the unended record's slot");
-    line("tracer.leave();");
     line("return;");
     close();
 }

@@ -25,15 +25,7 @@ __device__ __forceinline__ unsigned cvta_to_shared_u32(const void* generic) {
 // PTX: mov.u64 d, %clock64;  sm_20 (SM cycles; "memory" pins it between the ops it times)
 __device__ __forceinline__ unsigned long long read_clock64() {
     unsigned long long c;
-#if defined(TMASIM_CLOCK32)  // the benchmark's --experiments variant: the 32-bit %clock instead
-    unsigned c32;
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(c32) :: "memory");
-    c = c32;
-#elif defined(TMASIM_CLOCK_NO_CLOBBER)  // another: what the "memory" clobber costs
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-#else
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory");
-#endif
     return c;
 }
 
@@ -72,24 +64,9 @@ __device__ __forceinline__ bool elect_sync(unsigned membermask, unsigned& leader
 }
 
 // PTX: barrier.sync.aligned 0;  sm_70 (bar.sync 0, what __syncthreads() emits)
-// Used where nothing is timed right after it (the kernel's final barrier).
+// The `sync` op; when it is timed, the writer holds the clock read after it (see emit_op).
 __device__ __forceinline__ void barrier_sync_aligned_0() {
     asm volatile("barrier.sync.aligned 0;" ::: "memory");
-}
-
-// PTX: barrier.red.popc.aligned.u32 d, 0, p;  sm_70 (__syncthreads_count)
-// The CTA barrier of the `sync` op. It synchronises exactly like bar.sync, and its result
-// exists only once the barrier has completed, so a branch on it holds back the clock read
-// that ends the op. After a plain bar.sync (SASS BAR.SYNC.DEFER_BLOCKING) the next
-// %clock64 read issued before the barrier resolved: on an H200 every warp's post-barrier
-// clock was 2-7 cycles after its pre-barrier one, even for warps that %globaltimer shows
-// waiting 128 ns for the others.
-__device__ __forceinline__ unsigned barrier_red_popc_aligned_0(unsigned predicate) {
-    unsigned count;
-    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
-                 "barrier.red.popc.aligned.u32 %0, 0, p;\n\t}"
-                 : "=r"(count) : "r"(predicate) : "memory");
-    return count;
 }
 
 // PTX: barrier.sync a, b;  sm_70 (named barrier a, b threads: the `bar.sync` op)
@@ -304,6 +281,17 @@ __device__ __forceinline__ void st_volatile_shared_u32(unsigned addr, unsigned v
     asm volatile("st.volatile.shared.u32 [%0], %1;" :: "r"(addr), "r"(v) : "memory");
 }
 
+// PTX: st.global.u64 [addr], v;  sm_20 (a trace clock word; "memory" keeps it where the
+// writer put it: after a barrier it holds the next clock read until the barrier released)
+__device__ __forceinline__ void st_global_u64(unsigned long long* addr, unsigned long long v) {
+#if defined(TMASIM_TRACE_NO_STORE)  // the benchmark's experiment: the clock reads without their stores
+    (void)addr;
+    (void)v;
+#else
+    asm volatile("st.global.u64 [%0], %1;" :: "l"(addr), "l"(v) : "memory");
+#endif
+}
+
 // PTX: ld.volatile.global.s32 d, [addr];  sm_20 (reads the status word other CTAs write)
 __device__ __forceinline__ int ld_volatile_global_s32(const int* addr) {
     int v;
@@ -332,7 +320,6 @@ const char* const kPtxWrapperNames[] = {
     "read_globaltimer",
     "elect_sync",
     "barrier_sync_aligned_0",
-    "barrier_red_popc_aligned_0",
     "barrier_sync",
     "barrier_arrive",
     "mbarrier_init_shared_cta_b64",
@@ -360,6 +347,7 @@ const char* const kPtxWrapperNames[] = {
     "cp_async_bulk_wait_group_read",
     "ld_volatile_shared_u32",
     "st_volatile_shared_u32",
+    "st_global_u64",
     "ld_volatile_global_s32",
 };
 const int kPtxWrapperCount = sizeof(kPtxWrapperNames) / sizeof(kPtxWrapperNames[0]);

@@ -124,7 +124,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     require_wgmma_support(s, gpu.info());
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
-    const std::string source = trace_ring_defines(s, options.trace, gpu.info()) + generate_kernel_source(s, options.trace);
+    const std::string source = generate_kernel_source(s, options.trace);
     const CompileResult compiled = compile_cuda(options.line_info ? with_line_directives(source) : source, target,
                                                 options.cache_dir, options.line_info);
     if (!compiled.ok)
@@ -157,8 +157,9 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     const std::vector<TraceRecord> records = launch.trace_records();
     result.events = decode_trace(records);
     add_kernel_times(p, launch.kernel_ms(), cta_spans(records, s.launch.num_ctas()));
-    if (st.trace_dropped > 0) p.extra["trace_dropped"] = std::to_string(st.trace_dropped);
-    if (options.trace != TraceLevel::none) p.extra["trace_ring_records"] = std::to_string(launch.trace_ring_slots());
+    if (launch.trace_overflowed_warps() > 0)
+        p.extra["trace_overflowed_warps"] = std::to_string(launch.trace_overflowed_warps());
+    if (options.trace != TraceLevel::none) p.extra["trace_words_per_warp"] = std::to_string(launch.trace_capacity());
     if (st.hang_flag) {
         result.outcome = Outcome::hang;
         result.diagnostics.push_back(hang_diagnostic(s, st, options.watchdog_seconds));

@@ -2,139 +2,154 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <tuple>
+
+#include <fmt/format.h>
 
 namespace tmasim::device {
 
 namespace {
 
-int64_t count_op_instances(const std::vector<Op>& ops, Expr::IntEnv& env, TraceLevel level) {
-    int64_t total = 0;
-    for (const Op& op : ops) {
-        if (op.kind != OpKind::loop) {
-            total += op_traced(op, level) ? 1 : 0;
-            continue;
-        }
-        const int64_t n = op.loop_count.eval_int(env);
-        for (int64_t i = 0; i < n; ++i) {
-            env[op.var] = i;
-            total += count_op_instances(op.body, env, level);
-        }
-        env.erase(op.var);
-    }
-    return total;
+constexpr uint64_t kNever = ~uint64_t{0};
+constexpr uint32_t kNone32 = ~uint32_t{0};
+
+// The ops a trace calls waits (wait_begin / wait_end); the others give issue / complete.
+bool op_is_wait(OpKind k) {
+    return k == OpKind::mbarrier_wait || k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::bulk_wait_group ||
+           k == OpKind::bulk_wait_group_read || k == OpKind::cp_async_wait_group || k == OpKind::cp_async_wait_all ||
+           k == OpKind::wgmma_wait_group;
 }
 
-// Every instance of every op in one CTA, program order: op id -> loop indices per instance.
-void list_instances(const std::vector<Op>& ops, Expr::IntEnv& env, std::vector<int64_t>& iters,
-                    std::map<int, std::vector<std::vector<int64_t>>>& out) {
-    for (const Op& op : ops) {
-        if (op.kind != OpKind::loop) {
-            out[op.id].push_back(iters);
-            continue;
-        }
-        const int64_t n = op.loop_count.eval_int(env);
-        iters.push_back(0);
-        for (int64_t i = 0; i < n; ++i) {
-            env[op.var] = i;
-            iters.back() = i;
-            list_instances(op.body, env, iters, out);
-        }
-        iters.pop_back();
-        env.erase(op.var);
+// Whether warp `warp`'s threads run `op`, and at which lane its record is kept: the lane
+// the kernel's recorder predicate picks (kernel_writer.cpp threads_of).
+struct WarpRole {
+    bool runs = false;
+    int lane = 0;
+};
+WarpRole role_of(const Op& op, int warp, int block, int leader_lane) {
+    const Selector& by = op.by;
+    const int first = warp * 32, lanes = std::max(0, std::min(32, block - first));
+    switch (by.kind) {
+    case Selector::Kind::all: return {lanes > 0, 0};
+    case Selector::Kind::warp: return {warp == by.n, 0};
+    case Selector::Kind::thread: return {warp == by.n / 32, by.n % 32};
+    case Selector::Kind::elected: return {warp == by.n, leader_lane};
+    case Selector::Kind::not_elected:
+        return {warp != by.n ? lanes > 0 : lanes > 1, (warp == by.n && leader_lane == 0) ? 1 : 0};
+    case Selector::Kind::predicate:
+        for (int l = 0; l < lanes; ++l)
+            if (by.includes(first + l)) return {true, l};
+        return {};
     }
+    return {};
 }
 
-int kind_of(const DeviceRecord& d) { return static_cast<int>(d.meta & 7u); }
+struct WarpRegion {
+    WarpTraceHeader h{};
+    const uint64_t* words = nullptr;
+    bool entered() const { return h.entry_clock != kNever; }
+    bool exited() const { return h.exit_clock != kNever && h.exit_ns != kNever && h.words != kNone32; }
+};
+
+WarpRegion read_region(const std::vector<uint64_t>& buffer, const TraceBufferLayout& layout, int64_t index) {
+    WarpRegion r;
+    const uint64_t* base = buffer.data() + index * layout.stride;
+    std::memcpy(&r.h, base, sizeof r.h);
+    r.words = base + kTraceHeaderWords;
+    return r;
+}
+
+// The clock-to-ns line through a warp's entry and exit (0 rate: no exit).
+struct ClockLine {
+    uint64_t clk0 = 0, ns0 = 0;
+    double ns_per_clk = 0;
+};
+ClockLine line_of(const WarpRegion& r) {
+    ClockLine l{r.h.entry_clock, r.h.entry_ns, 0};
+    if (r.exited() && r.h.exit_clock > r.h.entry_clock && r.h.exit_ns >= r.h.entry_ns)
+        l.ns_per_clk = static_cast<double>(r.h.exit_ns - r.h.entry_ns) / static_cast<double>(r.h.exit_clock - r.h.entry_clock);
+    return l;
+}
 
 }  // namespace
 
-int64_t records_per_warp(const Scenario& s, TraceLevel level) {
-    int64_t most = 0;
-    for (int cta = 0; cta < s.launch.num_ctas(); ++cta) {
-        Expr::IntEnv env{{"cta", cta}, {"rank", cta % s.launch.cluster_size()}};
-        most = std::max(most, 4 + count_op_instances(s.program, env, level));
-    }
-    return most;
-}
-
-std::vector<TraceRecord> widen_records(const Scenario& s, const std::vector<DeviceRecord>& regions,
-                                       unsigned capacity, int sm_clock_mhz) {
+std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan& plan, const TraceBufferLayout& layout,
+                                             const std::vector<uint64_t>& buffer, int sm_clock_mhz) {
     const int warps_per_cta = s.launch.num_warps();
-    const size_t warps = capacity == 0 ? 0 : regions.size() / capacity;
-    // The line through a warp's entry and exit: (clock, ns) pairs.
-    struct Line {
-        bool entry = false;
-        uint64_t clk0 = 0, ns0 = 0;
-        double ns_per_clk = 0;  // 0: no exit record
-    };
-    std::vector<Line> lines(warps);
-    std::map<int, double> cta_rate;
-    for (size_t w = 0; w < warps; ++w) {
-        const DeviceRecord* r = regions.data() + w * capacity;
-        bool exited = false;
-        uint64_t clk1 = 0, ns1 = 0;
-        for (unsigned i = 0; i + 1 < capacity; ++i) {
-            if (kind_of(r[i + 1]) != kRecordTimer) continue;
-            if (kind_of(r[i]) == kRecordEntry) lines[w] = {true, r[i].clk, r[i + 1].clk, 0};
-            if (kind_of(r[i]) == kRecordExit) exited = true, clk1 = r[i].clk, ns1 = r[i + 1].clk;
-        }
-        if (lines[w].entry && exited && clk1 > lines[w].clk0 && ns1 >= lines[w].ns0) {
-            lines[w].ns_per_clk = static_cast<double>(ns1 - lines[w].ns0) / static_cast<double>(clk1 - lines[w].clk0);
-            cta_rate.emplace(static_cast<int>(w) / warps_per_cta, lines[w].ns_per_clk);
-        }
-    }
+    if (static_cast<int64_t>(buffer.size()) < layout.warps * layout.stride)
+        throw std::runtime_error("trace buffer smaller than its layout");
     const double nominal = sm_clock_mhz > 0 ? 1000.0 / sm_clock_mhz : 0.5;
     std::vector<TraceRecord> out;
-    std::map<int, std::map<int, std::vector<std::vector<int64_t>>>> instances;  // per CTA
-    for (size_t w = 0; w < warps; ++w) {
-        if (!lines[w].entry) continue;
-        const int cta = static_cast<int>(w) / warps_per_cta;
-        auto found = instances.find(cta);
-        if (found == instances.end()) {
-            Expr::IntEnv env{{"cta", cta}, {"rank", cta % s.launch.cluster_size()}};
-            std::vector<int64_t> iters;
-            found = instances.emplace(cta, std::map<int, std::vector<std::vector<int64_t>>>{}).first;
-            list_instances(s.program, env, iters, found->second);
+    for (int cta = 0; cta < s.launch.num_ctas(); ++cta) {
+        std::vector<WarpRegion> regions;
+        double cta_rate = 0;
+        for (int w = 0; w < warps_per_cta; ++w) {
+            regions.push_back(read_region(buffer, layout, int64_t{cta} * warps_per_cta + w));
+            if (cta_rate == 0) cta_rate = line_of(regions.back()).ns_per_clk;
         }
-        double rate = lines[w].ns_per_clk;
-        if (rate == 0) rate = cta_rate.count(cta) ? cta_rate[cta] : nominal;
-        const auto ns_at = [&](uint64_t clk) {
-            const double d = static_cast<double>(static_cast<int64_t>(clk - lines[w].clk0)) * rate;
-            return static_cast<uint64_t>(static_cast<int64_t>(lines[w].ns0) + std::llround(d));
-        };
-        std::map<int, size_t> seen;  // op -> instances recorded so far by this warp
-        const DeviceRecord* r = regions.data() + w * capacity;
-        for (unsigned i = 0; i < capacity; ++i) {
-            const int kind = kind_of(r[i]);
-            if (kind == kRecordEmpty || kind == kRecordTimer) continue;
-            TraceRecord t{};
-            t.cta = cta;
-            t.warp = static_cast<int>(w) % warps_per_cta;
-            t.kind = kind;
-            t.ended = static_cast<int>((r[i].meta >> 3) & 1u);
-            t.clk_begin = r[i].clk;
-            // The end clock's low word: the op took (end - clk) mod 2^32 cycles (2.1 s at 2 GHz).
-            t.clk_end = r[i].clk + static_cast<uint32_t>(r[i].end - static_cast<uint32_t>(r[i].clk));
-            if (kind == kRecordEntry || kind == kRecordExit) {
-                t.op = -1;
-                t.ns_begin = t.ns_end = i + 1 < capacity ? r[i + 1].clk : ns_at(r[i].clk);
-                out.push_back(t);
-                continue;
+        const std::vector<TracedInstance> instances = traced_instances(s, plan, cta);
+        for (int w = 0; w < warps_per_cta; ++w) {
+            const WarpRegion& r = regions[static_cast<size_t>(w)];
+            if (!r.entered()) continue;
+            ClockLine cl = line_of(r);
+            if (cl.ns_per_clk == 0) cl.ns_per_clk = cta_rate != 0 ? cta_rate : nominal;
+            const auto ns_at = [&](uint64_t clk) {
+                const double d = static_cast<double>(static_cast<int64_t>(clk - cl.clk0)) * cl.ns_per_clk;
+                return static_cast<uint64_t>(static_cast<int64_t>(cl.ns0) + std::llround(d));
+            };
+            TraceRecord edge{};
+            edge.op = -1;
+            edge.cta = cta;
+            edge.warp = w;
+            edge.kind = kRecordEntry;
+            edge.ended = 1;
+            edge.clk_begin = edge.clk_end = r.h.entry_clock;
+            edge.ns_begin = edge.ns_end = r.h.entry_ns;
+            out.push_back(edge);
+            // Words stored: up to the exit's count, or up to the op a hang stopped.
+            int64_t stored = r.exited() ? r.h.words : 0;
+            const int64_t hang = r.h.hang_word == kNone32 ? int64_t{-1} : int64_t{r.h.hang_word};
+            if (stored > layout.capacity || hang > layout.capacity)
+                throw std::runtime_error(fmt::format("trace: CTA {} warp {} claims {} words, its region holds {}", cta, w,
+                                                     std::max(stored, hang), layout.capacity));
+            stored = std::max(stored, hang);
+            uint64_t last = r.h.start_clock;  // the word the next op leans on
+            for (const TracedInstance& in : instances) {
+                const int nwords = plan.words(*in.op);
+                const int64_t end_word = in.first_word + nwords - 1;
+                if (end_word >= stored && end_word != hang) break;
+                const uint64_t begin = nwords == 2 ? r.words[in.first_word] : last;
+                const bool ended = end_word != hang;
+                const uint64_t end = ended ? r.words[end_word] : begin;
+                last = end;
+                const WarpRole role = role_of(*in.op, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
+                if (role.runs) {
+                    TraceRecord t{};
+                    t.op = in.op->id;
+                    t.cta = cta;
+                    t.warp = w;
+                    t.lane = role.lane;
+                    t.kind = op_is_wait(in.op->kind) ? kRecordWait : kRecordOp;
+                    t.ended = ended ? 1 : 0;
+                    t.niters = static_cast<int>(std::min<size_t>(in.iters.size(), kMaxLoopDepth));
+                    for (int d = 0; d < t.niters; ++d) t.iters[d] = static_cast<int32_t>(in.iters[static_cast<size_t>(d)]);
+                    t.clk_begin = begin;
+                    t.clk_end = end;
+                    t.ns_begin = ns_at(begin);
+                    t.ns_end = ns_at(end);
+                    out.push_back(t);
+                }
+                if (!ended) break;
             }
-            t.op = static_cast<int>(r[i].meta >> 9);
-            t.lane = static_cast<int>((r[i].meta >> 4) & 31u);
-            const auto& list = found->second[t.op];
-            const size_t k = seen[t.op]++;
-            if (k < list.size()) {
-                t.niters = static_cast<int>(std::min<size_t>(list[k].size(), kMaxLoopDepth));
-                for (int d = 0; d < t.niters; ++d) t.iters[d] = static_cast<int32_t>(list[k][static_cast<size_t>(d)]);
-            }
-            t.ns_begin = ns_at(t.clk_begin);
-            t.ns_end = ns_at(t.clk_end);
-            out.push_back(t);
+            if (!r.exited()) continue;
+            edge.kind = kRecordExit;
+            edge.clk_begin = edge.clk_end = r.h.exit_clock;
+            edge.ns_begin = edge.ns_end = r.h.exit_ns;
+            out.push_back(edge);
         }
     }
     return out;

@@ -1,32 +1,26 @@
 #pragma once
-// Trace records written by the kernel -> TraceEvents, and the number of records a run
-// will write (the size of the trace buffer).
+// The clock words a kernel wrote -> TraceRecords -> TraceEvents.
 #include <cstdint>
 #include <vector>
 
 #include "device/kernel_abi.h"
+#include "device/trace_plan.h"
 #include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 
 namespace tmasim::device {
 
-// Slots one warp's trace region needs: the entry and exit records (two slots each: the clock,
-// then the %globaltimer) plus one per instance of
-// an op traced at `level` (loop counts evaluated per CTA; the largest CTA wins). Every warp
-// advances its slot counter for each op it records, so a slot is never shared and no
-// atomic is needed.
-int64_t records_per_warp(const Scenario& s, TraceLevel level = TraceLevel::all);
-
-// The regions the kernel wrote (`s.launch.num_warps()` per CTA, `capacity` records each, in
-// (cta, warp) order; never-written slots hold 0xff bytes) widened into TraceRecords: CTA and
-// warp from the region; loop indices from the op's instance count (a warp records an op's
-// instances in program order, so its k-th record of op X is X's k-th instance in its CTA);
-// each op's ns from its clocks by the line through the warp's entry and exit records. A warp
-// with no exit record (it stopped at a hang) uses its CTA's other warps' rate, else
-// `sm_clock_mhz`.
-std::vector<TraceRecord> widen_records(const Scenario& s, const std::vector<DeviceRecord>& regions,
-                                       unsigned capacity, int sm_clock_mhz);
+// The trace buffer a kernel wrote (trace_plan.h: per warp a WarpTraceHeader and its 64-bit
+// clock words), decoded into TraceRecords: the CTA and warp from the region; each word's op
+// and loop indices from the plan's instance order; an op's begin from its own begin word or
+// the word before it; the records of ops the warp's threads ran (static selectors; `elected`
+// at the header's leader lane); an op the header's hang_word falls on as begun, never ended;
+// `ns` by the line through the warp's entry and exit clock/%globaltimer pairs (a warp
+// without exit: its CTA's other warps' rate, else `sm_clock_mhz`). Entry and exit records
+// carry those pairs. Throws std::runtime_error on a header no kernel could have written.
+std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan& plan, const TraceBufferLayout& layout,
+                                             const std::vector<uint64_t>& buffer, int sm_clock_mhz);
 
 // Per CTA, the earliest warp entry and the latest warp exit, %globaltimer ns from the
 // kernel's first entry ({-1, -1} for a CTA without records; exit -1 when no warp exited).

@@ -184,6 +184,9 @@ struct Op {
     Expr barrier_cta;      // st.async: rank of the CTA whose barrier gets complete_tx (default: `cta`)
     Expr multicast;        // tma.load / bulk.load: ctaMask (bit i = rank i); empty: no multicast
     bool relaxed = false;  // cluster.arrive.relaxed / cluster.sync with a relaxed arrive
+    // `trace: true|false`: this op is timed (or not) on the device whatever the run's trace
+    // level; unset, the level decides (scenarios/trace_level.h).
+    std::optional<bool> trace;
     ProxySpace proxy_space = ProxySpace::cta;  // fence.proxy.async's state space
     // Tensor maps in global memory.
     MapField field = MapField::global_address;  // tensormap.replace

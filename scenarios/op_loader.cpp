@@ -268,11 +268,14 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     if (!kind) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
     op.kind = *kind;
     const std::string extra = op_info(op.kind).keys;
-    const std::string allowed = "op, by, label" + (extra.empty() ? "" : ", " + extra) + " (for " + kind_text + ")";
+    // `trace` (every op but a loop): time this op or not, whatever the run's trace level.
+    const std::string common = op.kind == OpKind::loop ? "op, by, label" : "op, by, label, trace";
+    const std::string allowed = common + (extra.empty() ? "" : ", " + extra) + " (for " + kind_text + ")";
     reject_remote_barrier(m, op.kind);
-    m.only_keys("op, by, label" + (extra.empty() ? "" : ", " + extra), " (for " + kind_text + ")");
+    m.only_keys(common + (extra.empty() ? "" : ", " + extra), " (for " + kind_text + ")");
     op.by = read_selector(m);
     op.label = m.string_or("label", "");
+    if (m.has("trace")) op.trace = m.boolean_or("trace", true);
 
     switch (op_family(op.kind)) {
     case OpFamily::barrier: read_barrier_op(m, op); break;

@@ -26,6 +26,7 @@ bool is_waiting_op(const Op& op) { return op_has(op.kind, kWait); }
 
 bool op_traced(const Op& op, TraceLevel level) {
     if (op.kind == OpKind::loop) return false;
+    if (op.trace) return *op.trace;
     switch (level) {
     case TraceLevel::all: return true;
     case TraceLevel::waits: return is_waiting_op(op);

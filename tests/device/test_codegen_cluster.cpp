@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "device/codegen.h"
+#include "device/trace_plan.h"
 #include "device/trace_records.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
@@ -143,12 +144,12 @@ TEST_CASE("cluster ops generate the PTX forms of PTX 9.7.9 and 9.7.13", "[device
     const std::string sync = op_block(body, 3);
     CHECK(has(sync, "barrier_cluster_arrive_aligned();\n        barrier_cluster_wait_aligned();\n"
                     "        cluster_arrived = false;"));
-    CHECK(has(sync, "tracer.pend(lane == 0, 3, 0, 0, last_clk, c1_3);"));
+    CHECK(has(sync, "const unsigned long long c1_3 = read_clock64();"));
     CHECK(has(op_block(body, 20), "barrier_cluster_arrive_relaxed_aligned();\n        cluster_arrived = true;"));
     const std::string wait = op_block(body, 21);
     CHECK(has(wait, "if (!cluster_arrived) {"));
     CHECK(has(wait, "report_cluster_wait_unarrived(status, 21, (int)blockIdx.x, warp, lane, 0, it[0], it[1], it[2], it[3]);"));
-    CHECK(has(wait, "if (lane == 0) tracer.record(21, 0, 0, 0, c0, c0);"));
+    CHECK(has(wait, "trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, "));
     CHECK(has(wait, "barrier_cluster_wait_aligned();\n        cluster_arrived = false;"));
 
     // The closing cluster barrier comes before the CTA barrier and the shared-memory dump,
@@ -187,7 +188,7 @@ expect:)yaml";
     CHECK(!has(body, "if (!cluster_arrived) barrier_cluster_arrive_aligned();"));
 }
 
-TEST_CASE("trace slots count loops whose length depends on rank", "[device][codegen][cluster]") {
+TEST_CASE("trace words count loops whose length depends on rank", "[device][codegen][cluster]") {
     std::string text = kCluster;
     const std::string program = R"yaml(program:
   - op: loop
@@ -199,6 +200,6 @@ TEST_CASE("trace slots count loops whose length depends on rank", "[device][code
 expect:)yaml";
     text.replace(text.find("program:"), text.find("expect:") + 7 - text.find("program:"), program);
     const Scenario s = load(text, "rank_loop.yaml");
-    // Rank 1 runs 3 fences and the sync, plus the entry and exit records (two slots each).
-    CHECK(records_per_warp(s) == 4 + 3 + 1);
+    // Rank 1 runs 3 fences and the sync: a clock word each.
+    CHECK(trace_words_per_warp(s, plan_trace(s, TraceLevel::all)) == 3 + 1);
 }

@@ -24,7 +24,9 @@ program:
                    "!= 0LL);") != std::string::npos);
     CHECK(src.find("sel_rank_0") == std::string::npos);  // only compute needs a rank
     CHECK(src.find("if (((sel_mask_0 >> lane) & 1u) != 0u)") != std::string::npos);
-    CHECK(src.find("if (sel_mask_0 != 0u) tracer.advance();") != std::string::npos);
+    // Its clock word: the lowest selected lane where the warp has one, else lane 0.
+    CHECK(src.find("if ((sel_mask_0 != 0u) ? ((((sel_mask_0 >> lane) & 1u) != 0u) && (lane == __ffs(sel_mask_0) - 1)) "
+                   ": (lane == 0)) { st_global_u64(tw + 0, c1_0); }") != std::string::npos);
     // compute walks its elements by the thread's rank among the selected threads.
     CHECK(src.find("e += (int)(sel_count_1)") != std::string::npos);
     require_compiles(src, "sm_90a");

@@ -164,7 +164,7 @@ TEST_CASE("wgmma kernels build each slice's descriptors for their swizzle mode",
     CHECK(has(none, "desc_b = make_wgmma_descriptor(smem_base + 2048u + 0u, 128u, 256u, 0u);"));
 }
 
-TEST_CASE("wgmma kernels store the D fragment, pin registers and record wait_group as a wait",
+TEST_CASE("wgmma kernels store the D fragment and pin registers before wait_group's end clock",
           "[device][wgmma][codegen]") {
     const std::string src = kernel_of("wgmma/tma_wgmma_32b.yaml");
     // PTX's m64nNk16 D fragment: row 16 w + l/4 + 8 ((i/2)%2), column 8 (i/4) + 2 (l%4) + i%2.
@@ -173,15 +173,12 @@ TEST_CASE("wgmma kernels store the D fragment, pin registers and record wait_gro
     CHECK(has(src, "d_[row * 16 + col] = wgacc0[r_];"));
     CHECK(has(src, "const int wg_warp = warp & 3;"));
     CHECK(has(src, "for (int r_ = 0; r_ < 8; ++r_) wgacc0[r_] = (float)(0.000000000e+00f);"));
-    // wait_group (op 11) then the pins, and its trace record is a wait (kind 1).
+    // wait_group (op 11), then the pins, then the clock read that ends it.
     const size_t wait = src.find("wgmma_wait_group_sync_aligned<0>();");
     REQUIRE(wait != std::string::npos);
-    const size_t pend = src.find("tracer.pend(", wait);
-    CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < pend);
-    CHECK(src.find(fmt::format(", 11, {}, ", static_cast<int>(kRecordWait)), pend) < src.find(";", pend));
-    const size_t pend9 = src.find("c1_9);");
-    REQUIRE(pend9 != std::string::npos);
-    CHECK(has(src, fmt::format(", 9, {}, ", static_cast<int>(kRecordOp))));
+    const size_t clock = src.find("const unsigned long long c1_11 = read_clock64();", wait);
+    REQUIRE(clock != std::string::npos);
+    CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < clock);
 }
 
 TEST_CASE("a two-warpgroup m64n256k16 bf16 kernel compiles for sm_90a", "[device][wgmma][nvrtc]") {

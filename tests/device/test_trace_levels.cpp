@@ -30,33 +30,54 @@ size_t count(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("trace level none leaves no per-op clock read or record; entry and exit keep theirs", "[device][codegen]") {
+TEST_CASE("trace level none leaves no per-op clock read or store; entry and exit keep theirs", "[device][codegen]") {
     const Scenario s = bench("tma_stream");
     const std::string none = kernel_of(generate_kernel_source(s, TraceLevel::none));
-    CHECK(none.find("// Trace level `none`.") != std::string::npos);
-    CHECK(count(none, "= read_clock64();") == 2);  // entry_clock and exit_clock
+    CHECK(none.find("// Trace level `none`") != std::string::npos);
+    CHECK(count(none, "= read_clock64();") == 3);  // entry_clock, start_clock and exit_clock
     CHECK(count(none, "read_globaltimer();") == 2);
-    CHECK(count(none, "tracer.record(") == 2);  // the exit record and its timer
-    CHECK(count(none, "tracer.record_timer(") == 1);  // the entry record and its timer
-    CHECK(count(none, "tracer.advance()") == 2);
-    CHECK(none.find("c0") == std::string::npos);
+    CHECK(count(none, "st_global_u64(") == 0);
+    CHECK(count(none, "trace_exit(") == 1);
+    CHECK(count(none, "trace_advance(") == 0);
     // The ops themselves are all there.
     CHECK(count(none, "mbarrier_arrive_expect_tx_shared_cta_b64(") == 2);
     CHECK(count(none, "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(") == 2);
     CHECK(count(none, "mbarrier_wait_parity_watchdog(") == 2);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
-    // One clock read per op, after its branch: its begin is the previous op's end (4 of the
-    // ops are loops); only the two waits keep a begin for their hang report.
+    // One clock read and one 8-byte store per op (4 of the "ops" are loops): every op follows
+    // a timed one, so none reads a begin of its own.
     const size_t ops = count(all, "// op ") - 4;
-    CHECK(count(all, "const unsigned long long c0 = last_clk;") == 2);
-    CHECK(count(all, "const unsigned long long c0 = read_clock64();") == 0);
+    CHECK(count(all, "const unsigned long long c0_") == 0);
     CHECK(count(all, "const unsigned long long c1_") == ops);
-    // The records wait in registers until the thread's next mbarrier wait (two in this
-    // scenario), the exit, or a hang (two wait sites).
-    CHECK(count(all, "tracer.pend(") == ops);
-    CHECK(count(all, "tracer.flush_pending();") == 2 + 1 + 2);
+    CHECK(count(all, "st_global_u64(tw + ") == ops);
+    // A word stored right before a sync or an arrive would hold it back: three are stored
+    // after the op that follows them (wait -> sync, sync -> arrive_expect_tx, and in the
+    // drain, wait -> sync).
+    CHECK(count(all, "held back") == 3);
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
+    // Per iteration of each of the 4 loops, and before the loop that follows the first sync.
+    CHECK(count(all, "trace_advance(tw, ") == 4 + 1);
+}
+
+TEST_CASE("a timed barrier's clock read waits for the release: a store or __syncwarp comes first", "[device][codegen]") {
+    for (const char* name : {"tma_stream", "multicast_cluster"}) {
+        for (TraceLevel level : {TraceLevel::all, TraceLevel::waits}) {
+            const Scenario s = bench(name);
+            const std::string src = kernel_of(generate_kernel_source(s, level));
+            INFO(name << " at " << to_string(level));
+            for (const char* barrier : {"barrier_sync_aligned_0();", "barrier_cluster_wait_aligned();"}) {
+                for (size_t at = src.find(barrier); at != std::string::npos; at = src.find(barrier, at + 1)) {
+                    const size_t clock = src.find("read_clock64()", at);
+                    if (clock == std::string::npos) continue;  // the kernel's final barrier
+                    const std::string between = src.substr(at, clock - at);
+                    if (between.find("trace_exit(") != std::string::npos) continue;
+                    CHECK((between.find("st_global_u64(") != std::string::npos ||
+                           between.find("__syncwarp(") != std::string::npos));
+                }
+            }
+        }
+    }
 }
 
 TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]") {
@@ -66,7 +87,7 @@ TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]
         if (op->kind == OpKind::loop) continue;
         const bool timed = op->kind == OpKind::mbarrier_wait || op->kind == OpKind::sync;
         INFO("op " << op->id << " " << to_string(op->kind));
-        CHECK((src.find(fmt::format("tracer.record({}, ", op->id)) != std::string::npos) == timed);
+        CHECK((src.find(fmt::format("const unsigned long long c1_{} =", op->id)) != std::string::npos) == timed);
     }
 }
 

@@ -1,5 +1,6 @@
-// Kernel trace records -> trace events: per-CTA t0, kernel-wide ns base, pairs of events,
-// timed-out waits, sort order; and the record count the buffer is sized for.
+// The trace plan (which ops store clock words, how many), the trace buffer's layout, its
+// decoding into records, and records -> trace events: per-CTA t0, kernel-wide ns base, pairs
+// of events, timed-out waits, sort order.
 #include <catch2/catch.hpp>
 
 #include "device/trace_records.h"
@@ -50,11 +51,12 @@ TEST_CASE("trace records decode into sorted events relative to each CTA's start"
     CHECK(ev[4].t == 30);
 }
 
-TEST_CASE("each warp's trace region holds the entry record and one slot per op instance", "[device][trace]") {
+TEST_CASE("the trace plan gives each timed op one clock word, two where the op before it was not timed",
+          "[device][trace]") {
     const Scenario flat = load_scenario_file(test::source_dir() +
                                              "/scenarios/catalog/guide/tma_2d_load_modify_store.yaml");
-    CHECK(records_per_warp(flat) == 4 + 13);
-    CHECK(records_per_warp(flat, TraceLevel::none) == 4);
+    CHECK(trace_words_per_warp(flat, plan_trace(flat, TraceLevel::all)) == 13);
+    CHECK(trace_words_per_warp(flat, plan_trace(flat, TraceLevel::none)) == 0);
     const Scenario looped = load_scenario_text(R"(
 scenario: looped
 launch: {grid: [3], block: 32}
@@ -74,19 +76,63 @@ program:
           - {op: sync}
 )", "looped.yaml");
     // Largest CTA (cta 2): sync, then i = 0..3 gives 4 computes and 0+1+2+3 inner syncs.
-    CHECK(records_per_warp(looped) == 4 + 1 + 4 + 6);
-    // Only the syncs wait.
-    CHECK(records_per_warp(looped, TraceLevel::waits) == 4 + 1 + 6);
+    const TracePlan all = plan_trace(looped, TraceLevel::all);
+    CHECK(trace_words_per_warp(looped, all) == 1 + 4 + 6);
+    CHECK(all.max_segment == 1);
+    // Only the syncs are timed: the first begins at the prologue's clock, the inner ones
+    // follow an untimed compute or their own previous iteration, so they store a begin too.
+    const TracePlan waits = plan_trace(looped, TraceLevel::waits);
+    CHECK(waits.words_of_op == std::vector<int>{1, 0, 0, 0, 2});
+    CHECK(trace_words_per_warp(looped, waits) == 1 + 2 * 6);
+    const TraceBufferLayout layout = trace_buffer_layout(looped, waits);
+    CHECK(layout.warps == 3);
+    CHECK(layout.capacity == 13);
+    CHECK(layout.stride == (kTraceHeaderWords + 13 + 2 + 1) / 2 * 2);
+}
+
+TEST_CASE("an op with trace: false stores nothing, and the op after it stores its own begin", "[device][trace]") {
+    const Scenario s = load_scenario_text(R"(
+scenario: opt_out
+launch: {grid: [1], block: 32}
+shared:
+  s: {type: f32, shape: [32]}
+program:
+  - op: loop
+    var: i
+    count: 3
+    body:
+      - {op: sync}
+      - {op: compute, buffer: s, fn: "x + 1", trace: false}
+      - {op: sync}
+      - {op: compute, buffer: s, fn: "x + 1", trace: false}
+)", "opt_out.yaml");
+    // The body ends with an untimed op, so its first sync cannot lean on the word before it.
+    const TracePlan all = plan_trace(s, TraceLevel::all);
+    CHECK(all.words_of_op == std::vector<int>{0, 2, 0, 2, 0});
+    CHECK(all.max_segment == 4);
+    // At level none, `trace: true` times the op anyway.
+    const Scenario forced = load_scenario_text(R"(
+scenario: opt_in
+launch: {grid: [1], block: 32}
+program:
+  - {op: sync}
+  - {op: sync, trace: true}
+)", "opt_in.yaml");
+    CHECK(plan_trace(forced, TraceLevel::none).words_of_op == std::vector<int>{0, 2});
 }
 
 namespace {
-DeviceRecord dev(uint64_t clk, uint32_t dur, int kind, int ended, int lane, int op) {
-    return {clk, static_cast<uint32_t>(clk + dur), static_cast<uint32_t>(kind) | (static_cast<uint32_t>(ended) << 3) |
-                          (static_cast<uint32_t>(lane) << 4) | (static_cast<uint32_t>(op) << 9)};
-}
+// A trace buffer as a kernel leaves it: all ones, then what the warps wrote.
+struct FakeBuffer {
+    TraceBufferLayout layout;
+    std::vector<uint64_t> words;
+    explicit FakeBuffer(const TraceBufferLayout& l) : layout(l), words(static_cast<size_t>(l.warps * l.stride), ~0ull) {}
+    WarpTraceHeader& header(int warp) { return *reinterpret_cast<WarpTraceHeader*>(&words[static_cast<size_t>(warp * layout.stride)]); }
+    uint64_t& word(int warp, int i) { return words[static_cast<size_t>(warp * layout.stride + kTraceHeaderWords + i)]; }
+};
 }  // namespace
 
-TEST_CASE("16-byte device records widen with loop indices from instance order and ns from entry and exit",
+TEST_CASE("clock words decode with loop indices from the plan, lanes from the selectors, ns from entry and exit",
           "[device][trace]") {
     const Scenario s = load_scenario_text(R"(
 scenario: widen
@@ -100,46 +146,62 @@ program:
     body:
       - {op: compute, buffer: s, fn: "x + 1", by: warp1}
       - {op: sync}
+      - {op: compute, buffer: s, fn: "x + 1", by: elected1}
 )", "widen.yaml");
-    const unsigned capacity = 8;
-    const DeviceRecord empty{~0ull, ~0u, ~0u};
-    std::vector<DeviceRecord> regions(2 * capacity, empty);
-    // Warp 0: entry at clock 1000 / 5000 ns, two syncs, exit at clock 3000 / 6000 ns (0.5 ns per clock).
-    regions[0] = dev(1000, 0, kRecordEntry, 1, 0, 0);
-    regions[1] = dev(5000, 0, kRecordTimer, 1, 0, 0);
-    regions[2] = dev(1200, 100, kRecordWait, 1, 0, 2);
-    regions[3] = dev(2200, 50, kRecordWait, 1, 0, 2);
-    regions[4] = dev(3000, 0, kRecordExit, 1, 0, 0);
-    regions[5] = dev(6000, 0, kRecordTimer, 1, 0, 0);
-    // Warp 1: entry, compute and sync of iteration 0, then a sync that never ended; no exit.
-    regions[capacity + 0] = dev(1010, 0, kRecordEntry, 1, 0, 0);
-    regions[capacity + 1] = dev(5032, 0, kRecordTimer, 1, 0, 0);
-    regions[capacity + 2] = dev(1100, 40, kRecordOp, 1, 0, 1);
-    regions[capacity + 3] = dev(1150, 100, kRecordWait, 1, 0, 2);
-    regions[capacity + 4] = dev(1300, 20, kRecordOp, 1, 0, 1);
-    regions[capacity + 5] = dev(1400, 0, kRecordWait, 0, 0, 2);
-    const std::vector<TraceRecord> r = widen_records(s, regions, capacity, 1000);
-    REQUIRE(r.size() == 4 + 5);
+    const TracePlan plan = plan_trace(s, TraceLevel::all);
+    FakeBuffer b(trace_buffer_layout(s, plan));
+    REQUIRE(b.layout.capacity == 6);
+    // Warp 0 (runs only the syncs): entry at clock 1000 / 5000 ns, exit at 3000 / 6000 ns.
+    b.header(0) = WarpTraceHeader{1000, 5000, 1100, 3000, 6000, 6, 3, ~0u, 0, 0};
+    const uint64_t w0[] = {1150, 1400, 1420, 2150, 2250, 2260};
+    for (int i = 0; i < 6; ++i) b.word(0, i) = w0[i];
+    // Warp 1: its compute, sync and elected compute of iteration 0, then a sync that never
+    // ended (hang_word 4: the second iteration's sync), no exit.
+    b.header(1) = WarpTraceHeader{1010, 5032, 1090, ~0ull, ~0ull, ~0u, 5, 4, 0, 0};
+    const uint64_t w1[] = {1140, 1300, 1330, 1400};
+    for (int i = 0; i < 4; ++i) b.word(1, i) = w1[i];
+    const std::vector<TraceRecord> r = decode_warp_regions(s, plan, b.layout, b.words, 1000);
+    // Warp 0: entry, 2 syncs, exit. Warp 1: entry, compute, sync, compute, compute, hung sync.
+    REQUIRE(r.size() == 4 + 6);
+    CHECK(r[0].kind == kRecordEntry);
     CHECK(r[1].op == 2);
-    CHECK(r[1].niters == 1);
+    CHECK(r[1].kind == kRecordWait);
     CHECK(r[1].iters[0] == 0);
+    CHECK(r[1].clk_begin == 1150);  // the skipped compute's word is where the sync begins
+    CHECK(r[1].clk_end == 1400);
+    CHECK(r[1].ns_begin == 5075);   // 5000 + 150 * 0.5
     CHECK(r[2].iters[0] == 1);
+    CHECK(r[2].clk_begin == 2150);
     CHECK(r[2].clk_end == 2250);
-    CHECK(r[2].ns_begin == 5600);  // 5000 + 1200 * 0.5
-    CHECK(r[2].ns_end == 5625);
     CHECK(r[3].kind == kRecordExit);
     CHECK(r[3].ns_begin == 6000);
-    CHECK(r[4].warp == 1);
     CHECK(r[5].op == 1);
-    CHECK(r[5].clk_begin == 1100);
-    CHECK(r[5].ns_begin == 5032 + 45);  // warp 1 has no exit: its CTA's other warp's rate
-    CHECK(r[7].iters[0] == 1);           // the compute's second instance
-    CHECK(r[8].ended == 0);
+    CHECK(r[5].clk_begin == 1090);  // the first op begins at the prologue's clock
+    CHECK(r[5].ns_begin == 5032 + 40);  // warp 1 has no exit: its CTA's other warp's rate
+    CHECK(r[7].op == 3);
+    CHECK(r[7].lane == 5);  // elected: the header's leader lane
+    CHECK(r[8].op == 1);
     CHECK(r[8].iters[0] == 1);
+    CHECK(r[9].op == 2);
+    CHECK(r[9].ended == 0);
+    CHECK(r[9].clk_begin == 1400);
     const std::vector<CtaSpan> spans = cta_spans(r, 1);
     REQUIRE(spans.size() == 1);
     CHECK(spans[0].entry_ns == 0);
     CHECK(spans[0].exit_ns == 1000);
     const std::vector<TraceEvent> ev = decode_trace(r);
-    CHECK(ev.size() == 2 * 5 + 1);  // entry and exit records give no events; the hung sync one
+    CHECK(ev.size() == 2 * 6 + 1);  // entry and exit records give no events; the hung sync one
+}
+
+TEST_CASE("a header claiming more words than its region holds is refused", "[device][trace]") {
+    const Scenario s = load_scenario_text(R"(
+scenario: small
+launch: {grid: [1], block: 32}
+program:
+  - {op: sync}
+)", "small.yaml");
+    const TracePlan plan = plan_trace(s, TraceLevel::all);
+    FakeBuffer b(trace_buffer_layout(s, plan));
+    b.header(0) = WarpTraceHeader{1000, 5000, 1100, 3000, 6000, 7, 0, ~0u, 0, 0};
+    CHECK_THROWS_WITH(decode_warp_regions(s, plan, b.layout, b.words, 1000), Catch::Contains("claims 7 words"));
 }

@@ -42,7 +42,7 @@ TEST_CASE("an unknown key is reported at its position with the allowed keys") {
     msg = error_of(with("{grid: [1], block: 64}", "{grid: [1], block: 64, warps: 2}"));
     CHECK(msg == "bad.yaml:2:32: error: launch.warps: unknown key; allowed: grid, cluster, block");
     msg = error_of(with("parity: 0}", "parity: 0, timeout: 5}"));
-    CHECK_THAT(msg, Catch::StartsWith("bad.yaml:17:50: error: program[5].timeout: unknown key; allowed: op, by, label, barrier, parity"));
+    CHECK_THAT(msg, Catch::StartsWith("bad.yaml:17:50: error: program[5].timeout: unknown key; allowed: op, by, label, trace, barrier, parity"));
 }
 
 TEST_CASE("a value of the wrong type names the key and what was found") {

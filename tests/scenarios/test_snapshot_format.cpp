@@ -72,7 +72,7 @@ TEST_CASE("a snapshot's selector must pick exactly one thread", "[snapshot]") {
 
 TEST_CASE("a snapshot's keys and buffer are checked like any op's", "[snapshot]") {
     CHECK(error_of(with("buffer: tile, by: thread0", "buffer: tile, index: 0, by: thread0")) ==
-          "snap.yaml:13:41: error: program[2].index: unknown key; allowed: op, by, label, buffer (for shared.snapshot)");
+          "snap.yaml:13:41: error: program[2].index: unknown key; allowed: op, by, label, trace, buffer (for shared.snapshot)");
     CHECK(error_of(with("buffer: tile, by: thread0", "buffer: tiles, by: thread0")) ==
           "snap.yaml:13:35: error: shared.snapshot.buffer: no shared buffer named 'tiles'; declared: tile, ring");
     CHECK(error_of(with("buffer: tile, by: thread0, label", "by: thread0, label")) ==
