@@ -20,13 +20,16 @@ struct CodegenArgs {
     std::string output;
     std::string target;
     std::string trace = "all";
+    std::string trace_words = "global";
     bool quiet = false;
 };
 
 int run_codegen(const CodegenArgs& a) {
     if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
     Scenario s = load_scenario_file(a.file);
-    const std::string source = device::generate_kernel_source(s, *parse_trace_level(a.trace));
+    const device::TraceWordsIn words_in =
+        a.trace_words == "shared" ? device::TraceWordsIn::shared : device::TraceWordsIn::global;
+    const std::string source = device::generate_kernel_source(s, *parse_trace_level(a.trace), words_in);
     if (!a.output.empty()) {
         std::ofstream out(a.output, std::ios::binary);
         out << source;
@@ -56,6 +59,11 @@ void add_codegen_command(CLI::App& app, Action& action) {
         ->check(CLI::IsMember({"sm_90a", "sm_100a"}));
     sub->add_option("--trace", args->trace, "The trace level the kernel is generated for (see `tmasim run --trace`)")
         ->check(CLI::IsMember({"all", "waits", "none"}))
+        ->capture_default_str();
+    sub->add_option("--trace-words", args->trace_words,
+                    "Where the timed ops keep their clock words: global, or shared (what a device run uses where "
+                    "they fit after the scenario's buffers)")
+        ->check(CLI::IsMember({"global", "shared"}))
         ->capture_default_str();
     sub->add_flag("-q,--quiet", args->quiet, "Do not print the source");
     sub->footer("Exit codes: 0 ok; 1 NVRTC rejected the kernel; 2 bad input.");

@@ -90,13 +90,14 @@ struct Row {
 Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas, const std::string& target,
             std::ostream& out) {
     const Scenario s = scaled(c, o.scenario_dir, ctas, o.tiles);
-    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all), target,
+    const TraceWordsIn words_in = trace_words_in(plan_trace_words(s, TraceLevel::all, gpu.info()));
+    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all, words_in), target,
                                                       o.cache_dir, "the traced kernel");
     const std::vector<char> untraced = compile_or_throw(generate_kernel_source(s, TraceLevel::none), target,
                                                         o.cache_dir, "the untraced kernel");
     const std::vector<char> reference = compile_or_throw(reference_kernel_source(c.name, o.tiles), target,
                                                          o.cache_dir, "the reference kernel");
-    KernelLaunch launch(gpu, s, 10.0, TraceLevel::all);  // the traced kernel's trace buffer serves all three
+    KernelLaunch launch(gpu, s, 10.0, TraceLevel::all, words_in);  // its trace buffer serves all three
     launch.prepare(traced);
     // The kernels timed, in this order in the table; --experiments adds variants of the
     // traced and the untraced kernel, each one define in front of its source.
@@ -115,10 +116,11 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
                         }});
     const auto add_variant = [&](const char* define, bool traced_variant) {
         const std::string source = fmt::format("#define {}\n", define) +
-                                   generate_kernel_source(s, traced_variant ? TraceLevel::all : TraceLevel::none);
+                                   generate_kernel_source(s, traced_variant ? TraceLevel::all : TraceLevel::none,
+                                                          words_in);
         const CUfunction fn = launch.load_other(compile_or_throw(source, target, o.cache_dir, define), kKernelName);
         variants.push_back({traced_variant ? std::string(define) : fmt::format("untraced {}", define),
-                            [&launch, fn] { return launch.run_other(fn); }});
+                            [&launch, fn, traced_variant] { return launch.run_other(fn, traced_variant); }});
     };
     if (o.experiments) {
         add_variant("TMASIM_TRACE_NO_STORE", true);
@@ -151,8 +153,8 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         out << fmt::format("  experiment {}: {:.4f} ms, /untraced time {:.3f}\n", variants[k].name, median(ms[k]),
                            median(ms[k]) / r.none_ms);
     }
-    out << fmt::format("  trace: {} clock words per warp (8 bytes each, stored to global memory as the ops run)\n",
-                       launch.trace_capacity());
+    out << fmt::format("  trace: {} clock words per warp, kept in {} memory while the kernel runs\n",
+                       launch.trace_capacity(), launch.trace_words_in_shared() ? "shared" : "global");
     out.flush();
     return r;
 }

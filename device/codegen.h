@@ -8,9 +8,8 @@
 //                                                    map order (the 128-byte object TMA reads;
 //                                                    tmap<i> is then tensormap.stage's template)
 //   unsigned char* global<i>                         one per Scenario::globals entry
-//   unsigned long long* trace_buf, unsigned trace_capacity (clock words per warp),
-//   unsigned trace_stride (64-bit words from one warp's region to the next: header, words,
-//   slack; trace_plan.h), DeviceStatus* status,
+//   unsigned* trace_buf, unsigned trace_capacity (clock words per warp; trace_plan.h),
+//   DeviceStatus* status,
 //   unsigned char* shared_dump, unsigned char* snapshot_area (snapshot_plan.h),
 //   unsigned long long watchdog_ns
 //
@@ -32,7 +31,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-std::string generate_kernel_source(const Scenario& s, TraceLevel level = TraceLevel::all);
+// Where the timed ops store their clock words while the kernel runs (trace_plan.h,
+// place_trace_words): in shared memory, or straight to the trace buffer in global memory.
+enum class TraceWordsIn { global, shared };
+
+std::string generate_kernel_source(const Scenario& s, TraceLevel level = TraceLevel::all,
+                                   TraceWordsIn words_in = TraceWordsIn::global);
 
 // Where each shared buffer element lands in a CTA's slice of the shared dump.
 struct SharedDumpEntry {

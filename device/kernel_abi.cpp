@@ -23,44 +23,49 @@ struct DeviceStatus {
 
 struct WarpTraceHeader {
     unsigned long long entry_clock, entry_ns, start_clock, exit_clock, exit_ns;
-    unsigned words, leader_lane, hang_word, overflow;
+    unsigned words, leader_lane, hang_word, pad;
     unsigned long long reserved;
 };
 
-// Each warp's clock words go straight to its region of the trace buffer in global memory
-// (device/trace_plan.h): one plain 8-byte store per timed op, no atomic, no fence, no
-// %globaltimer read, and no shared memory taken from the scenario. What that costs was
-// measured on an H100 (device/scripts/probes/sync_clock_probe.cu): four (clock read, store)
-// pairs add 6 cycles to a loop iteration, one 16-byte record packed from four clocks 57.
-// Between two loop boundaries the words' offsets are constants; at a boundary the pointer
-// advances by the segment just stored, unless the region (`limit`) has no room for it: then
-// it stays, later segments overwrite the region's slack, and the header says so.
-__device__ __forceinline__ void trace_advance(unsigned long long*& words, unsigned n,
-                                              const unsigned long long* limit, bool& overflow) {
-    const bool room = words + n <= limit;
-    words = room ? words + n : words;
-    overflow = overflow || !room;
-}
+// Each warp's clock words (the low 32 bits of %clock64): one plain, predicated 4-byte store
+// per timed op from one lane, no atomic, no fence, no %globaltimer read. They go to shared
+// memory after the scenario's buffers when they all fit there (a warp copies its own to its
+// region at exit), else straight to its region in global memory; the host decides before it
+// generates the kernel (place_trace_words). The host sizes the words for every one the warp
+// stores, so the kernel checks nothing: their offsets are constants from a pointer that moves
+// only at loop boundaries. What that costs was measured on an H100: four (clock read, shared
+// store) pairs add 6 cycles to a loop iteration, and packing four clocks into one 16-byte
+// store behind a branch 57 (device/scripts/probes/sync_clock_probe.cu); one global store per
+// op made the one-CTA TMA stream 1.4x and the cp.async stream 3.4x slower, a generic store
+// into shared memory still 1.4x and 2.7x.
 
-// The warp's exit: lane 0 writes its header once, after its last op. `stored`: the words
-// before the pointer; `segment`: those after it (lost, if the region overflowed).
+// The warp's exit: lane 0 writes its header once, after its last op.
 __device__ __forceinline__ void trace_exit(WarpTraceHeader* h, unsigned long long entry_clock,
                                            unsigned long long entry_ns, unsigned long long start_clock,
                                            unsigned long long exit_clock, unsigned long long exit_ns,
-                                           unsigned stored, unsigned segment, unsigned leader_lane,
-                                           bool overflow) {
+                                           unsigned words, unsigned leader_lane) {
     h->entry_clock = entry_clock;
     h->entry_ns = entry_ns;
     h->start_clock = start_clock;
     h->exit_clock = exit_clock;
     h->exit_ns = exit_ns;
-    h->words = overflow ? stored : stored + segment;
+    h->words = words;
     h->leader_lane = leader_lane;
-    h->overflow = overflow ? 1u : 0u;
+}
+
+// Words kept in shared memory (from shared address `words`) go to the warp's region: the
+// lanes in `lanes` copy the first `n` (16 bytes at a time: both sides hold a multiple of 4
+// words), after a __syncwarp that makes the other lanes' stores visible to them.
+__device__ __forceinline__ void trace_copy_words(unsigned* region, unsigned words, unsigned n, unsigned lanes) {
+    __syncwarp(lanes);
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned rank = __popc(lanes & ((1u << lane) - 1u)), step = __popc(lanes);
+    for (unsigned i = rank; i < (n + 3u) / 4u; i += step)
+        reinterpret_cast<uint4*>(region)[i] = ld_shared_v4_u32(words + 16u * i);
 }
 
 // A thread that stops at a hang (watchdog, unarrived cluster wait): the word its op would
-// have ended in (the earliest, if its lanes stop at different ops), and the entry fields a
+// have ended in (the earliest, if its lanes stop at different ops) and the entry fields a
 // warp without exit still needs. Lanes store the same values; lane 0 may still exit later.
 __device__ __noinline__ void trace_hang(WarpTraceHeader* h, unsigned long long entry_clock,
                                         unsigned long long entry_ns, unsigned long long start_clock,
@@ -114,14 +119,14 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
     __threadfence();
 }
 
-// mbarrier.wait: probe until the phase with `parity` completes or the watchdog expires.
-// A first probe that succeeds costs what a hand-written wait costs. After a failed one the
-// loop reads only %clock64: a %globaltimer read in the loop delayed the wake-up (an H100
-// multicast stream ran 15% slower than by hand). 2 cycles per ns bound the SM clock, so
-// the wait lasts at least `watchdog_ns`; `waited_ns` converts by the warp's own clock rate
-// since its entry (`entry_clock`, `entry_ns`). The retry loop is a call of its own: inline,
-// its clock arithmetic made every pipeline loop body too large for the compiler to unroll,
-// and a hand-written loop that is unrolled keeps its buffer addresses in immediates.
+// mbarrier.wait's retry loop, after a first try_wait probe (in the kernel) failed: probe
+// until the phase with `parity` completes or the watchdog expires. It reads only %clock64 (a
+// %globaltimer read in the loop delayed the wake-up: an H100 multicast stream ran 15% slower
+// than by hand); 2 cycles per ns bound the SM clock, so the wait lasts at least
+// `watchdog_ns`, and the ns waited convert by the warp's own clock rate since its entry
+// (`entry_clock`, `entry_ns`). A function of its own, called off the kernel's fast path:
+// inline, its clock arithmetic made every pipeline loop body too large for the compiler to
+// unroll, and its merge with the fast path cost a taken branch and a flag test per wait.
 // Returns 0 once the phase completed, else the ns waited (at least 1).
 __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned bar, unsigned parity,
                                                                      unsigned long long watchdog_ns,
@@ -143,15 +148,6 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
         }
     }
     return 0ull;
-}
-__device__ __forceinline__ bool mbarrier_wait_parity_watchdog(unsigned bar, unsigned parity,
-                                                              unsigned long long watchdog_ns,
-                                                              unsigned long long& waited_ns,
-                                                              unsigned long long entry_clock,
-                                                              unsigned long long entry_ns) {
-    if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
-    waited_ns = mbarrier_wait_parity_slow(bar, parity, watchdog_ns, entry_clock, entry_ns);
-    return waited_ns == 0ull;
 }
 
 // An array index computed at run time must stay inside the array: trap (a `fault` with

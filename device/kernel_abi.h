@@ -20,8 +20,8 @@ enum RecordKind : int32_t {
     kRecordExit = 3,   // a warp finished its ops (with its entry: its clock-to-ns rate)
 };
 
-// The start of each warp's region of the trace buffer; the warp's 64-bit %clock64 words
-// follow it (device/trace_plan.h says which op instance each belongs to). Lane 0 writes the
+// The start of each warp's region of the trace buffer; the warp's clock words (the low 32
+// bits of %clock64) follow it (device/trace_plan.h says which op instance each belongs to). Lane 0 writes the
 // header at exit; a thread that stops at a hang writes the entry fields and `hang_word`.
 // The host fills the buffer with 0xff bytes first: all ones reads as "never written".
 struct WarpTraceHeader {
@@ -31,11 +31,11 @@ struct WarpTraceHeader {
     uint32_t words;                  // clock words the warp stored
     uint32_t leader_lane;            // the lane elect.sync chose (`elected` ops run there)
     uint32_t hang_word;              // the word an op that never ended would have ended in
-    uint32_t overflow;               // 1: the region was too small; words past `words` are lost
+    uint32_t pad;
     uint64_t reserved;
 };
 static_assert(sizeof(WarpTraceHeader) == 64, "WarpTraceHeader layout is part of the kernel ABI");
-constexpr int kTraceHeaderWords = sizeof(WarpTraceHeader) / 8;  // in 64-bit words
+constexpr int kTraceHeaderWords = sizeof(WarpTraceHeader) / 4;  // in 32-bit words
 
 struct TraceRecord {
     int32_t op;        // Op::id (-1 for entry records)
@@ -54,7 +54,7 @@ static_assert(sizeof(TraceRecord) == 80, "TraceRecord: four 64-bit clocks after 
 
 struct DeviceStatus {
     uint32_t trace_unused;    // kept for the layout; the load sink's never-taken store writes here
-    uint32_t trace_dropped;   // kept for the layout (a warp header's `overflow` says it now)
+    uint32_t trace_dropped;   // kept for the layout (unused: every trace word has its place)
     int32_t hang_flag;        // 1 once a wait timed out; the first timer-out fills the rest
     int32_t hang_threads;     // threads that timed out
     int32_t hang_op;

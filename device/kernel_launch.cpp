@@ -1,7 +1,6 @@
 #include "device/kernel_launch.h"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -15,8 +14,24 @@
 
 namespace tmasim::device {
 
-KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds, TraceLevel level)
-    : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds), level_(level) {}
+namespace {
+SmLimits sm_limits(const GpuInfo& info) {
+    return {info.sm_count,       info.smem_per_sm,        info.reserved_smem_per_block,
+            info.max_smem_optin, info.max_threads_per_sm, info.max_blocks_per_sm};
+}
+}  // namespace
+
+TraceWordPlace plan_trace_words(const Scenario& s, TraceLevel level, const GpuInfo& gpu) {
+    return place_trace_words(s, trace_buffer_layout(s, plan_trace(s, level)), sm_limits(gpu));
+}
+
+TraceWordsIn trace_words_in(const TraceWordPlace& place) {
+    return place.in_shared ? TraceWordsIn::shared : TraceWordsIn::global;
+}
+
+KernelLaunch::KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds, TraceLevel level,
+                           TraceWordsIn words_in)
+    : gpu_(gpu), s_(s), watchdog_seconds_(watchdog_seconds), level_(level), words_in_(words_in) {}
 
 void KernelLaunch::prepare(const std::vector<char>& cubin) {
     const CudaDriver& drv = gpu_.driver();
@@ -44,7 +59,7 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     }
 
     // One region per warp (trace_plan.h), pre-filled with 0xff: all ones reads as "never
-    // written" (a warp without exit, no hang).
+    // written" (a warp without exit, no hang). A buffer too large is refused here.
     trace_plan_ = plan_trace(s_, level_);
     trace_layout_ = trace_buffer_layout(s_, trace_plan_);
     const size_t trace_bytes = static_cast<size_t>(trace_layout_.bytes());
@@ -60,32 +75,35 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
                                 true);
     watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
 
-    // The kernel aligns its dynamic shared memory up to 1024 bytes itself.
+    // The kernel aligns its dynamic shared memory up to 1024 bytes itself; a traced kernel
+    // keeps its clock words in shared memory after the scenario's buffers when they fit.
     const GpuInfo& info = gpu_.info();
-    smem_bytes_ = compute_shared_layout(s_).total_bytes + 1024;
-    if (smem_bytes_ > info.max_smem_optin)
+    words_ = place_trace_words(s_, trace_layout_, sm_limits(info));
+    if (words_in_ == TraceWordsIn::shared && !words_.in_shared)
+        throw std::runtime_error("the kernel keeps its trace words in shared memory, where they do not fit");
+    if (words_.untraced_smem_bytes > info.max_smem_optin)
         throw std::runtime_error(fmt::format(
             "scenario needs {} bytes of shared memory per CTA (layout + 1024 for alignment); "
             "{} allows {}",
-            smem_bytes_, info.name, info.max_smem_optin));
+            words_.untraced_smem_bytes, info.name, info.max_smem_optin));
     drv.check(drv.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     static_cast<int>(smem_bytes_)),
+                                     static_cast<int>(words_.smem_bytes)),
               "cuFuncSetAttribute(max dynamic shared memory)");
 }
 
-void KernelLaunch::run() { kernel_ms_ = launch(fn_); }
+void KernelLaunch::run() { kernel_ms_ = launch(fn_, true); }
 
 CUfunction KernelLaunch::load_other(const std::vector<char>& cubin, const char* name) {
     CUfunction f = gpu_.load_kernel(cubin, name);
     gpu_.driver().check(gpu_.driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                         static_cast<int>(smem_bytes_)),
+                                                         static_cast<int>(words_.smem_bytes)),
                         "cuFuncSetAttribute(max dynamic shared memory)");
     return f;
 }
 
-double KernelLaunch::run_other(CUfunction fn) { return launch(fn); }
+double KernelLaunch::run_other(CUfunction fn, bool traced) { return launch(fn, traced); }
 
-double KernelLaunch::launch(CUfunction fn) {
+double KernelLaunch::launch(CUfunction fn, bool traced) {
     const CudaDriver& drv = gpu_.driver();
     // Parameter order: see codegen.h.
     std::vector<void*> params;
@@ -94,9 +112,8 @@ double KernelLaunch::launch(CUfunction fn) {
     for (CUdeviceptr& g : globals_) params.push_back(&g);
     params.push_back(&trace_);
     unsigned capacity = static_cast<unsigned>(trace_layout_.capacity);
-    unsigned stride = static_cast<unsigned>(trace_layout_.stride);
     params.push_back(&capacity);
-    params.push_back(&stride);
+    const bool in_shared = traced && words_in_ == TraceWordsIn::shared;
     params.push_back(&status_);
     params.push_back(&dump_);
     params.push_back(&snapshot_area_);
@@ -115,7 +132,7 @@ double KernelLaunch::launch(CUfunction fn) {
     cfg.gridDimY = cfg.gridDimZ = 1;
     cfg.blockDimX = static_cast<unsigned>(s_.launch.block);
     cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = static_cast<unsigned>(smem_bytes_);
+    cfg.sharedMemBytes = static_cast<unsigned>(in_shared ? words_.smem_bytes : words_.untraced_smem_bytes);
     cfg.hStream = nullptr;
     cfg.attrs = cluster > 1 ? &attr : nullptr;
     cfg.numAttrs = cluster > 1 ? 1 : 0;
@@ -149,14 +166,8 @@ DeviceStatus KernelLaunch::status() {
 }
 
 std::vector<TraceRecord> KernelLaunch::trace_records() {
-    std::vector<uint64_t> buffer(static_cast<size_t>(trace_layout_.warps * trace_layout_.stride));
-    gpu_.download(buffer.data(), trace_, buffer.size() * sizeof(uint64_t));
-    trace_overflowed_warps_ = 0;
-    for (int64_t w = 0; w < trace_layout_.warps; ++w) {
-        WarpTraceHeader h;
-        std::memcpy(&h, buffer.data() + w * trace_layout_.stride, sizeof h);
-        trace_overflowed_warps_ += h.overflow == 1u ? 1 : 0;
-    }
+    std::vector<uint32_t> buffer(static_cast<size_t>(trace_layout_.warps * trace_layout_.stride));
+    gpu_.download(buffer.data(), trace_, buffer.size() * sizeof(uint32_t));
     return decode_warp_regions(s_, trace_plan_, trace_layout_, buffer, gpu_.info().sm_clock_mhz);
 }
 

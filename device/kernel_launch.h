@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "device/codegen.h"
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
 #include "device/trace_plan.h"
@@ -15,10 +16,16 @@
 
 namespace tmasim::device {
 
+// Where a launch of `s` at `level` on this GPU keeps its trace words (trace_plan.h); the
+// kernel must be generated for the same place (generate_kernel_source's `words_in`).
+TraceWordPlace plan_trace_words(const Scenario& s, TraceLevel level, const GpuInfo& gpu);
+TraceWordsIn trace_words_in(const TraceWordPlace& place);
+
 class KernelLaunch {
 public:
-    KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds,
-                 TraceLevel level = TraceLevel::all);
+    // `words_in`: where the kernel (generated for it) keeps its trace words.
+    KernelLaunch(GpuSession& gpu, const Scenario& s, double watchdog_seconds, TraceLevel level = TraceLevel::all,
+                 TraceWordsIn words_in = TraceWordsIn::global);
 
     // Loads the cubin, uploads initial tensors, encodes the tensor maps and sizes shared
     // memory. Throws std::runtime_error (a map that does not encode, too much shared
@@ -30,25 +37,27 @@ public:
     double kernel_ms() const { return kernel_ms_; }
     // Another kernel with the same parameter list (a reference kernel for the benchmark),
     // launched like the scenario's on the same buffers and tensor maps; returns its time (ms).
+    // `traced`: the kernel stores trace words (it gets the traced launch's shared memory).
     CUfunction load_other(const std::vector<char>& cubin, const char* name);
-    double run_other(CUfunction fn);
-    // Clock words per warp the trace buffer holds.
+    double run_other(CUfunction fn, bool traced = false);
+    // Clock words per warp the trace buffer holds, and whether they stay in shared memory.
     int64_t trace_capacity() const { return trace_layout_.capacity; }
+    bool trace_words_in_shared() const { return words_in_ == TraceWordsIn::shared; }
 
     DeviceStatus status();
     std::vector<TraceRecord> trace_records();       // the warps' clock words, decoded
-    int trace_overflowed_warps() const { return trace_overflowed_warps_; }  // after trace_records()
     std::vector<MemoryImage> global_memory();       // every global tensor, declaration order
     std::vector<MemoryImage> shared_memory();       // per CTA, every shared buffer (element)
     std::vector<MemoryImage> snapshots();           // every shared.snapshot taken, (cta, op, iters)
 
 private:
-    double launch(CUfunction fn);
+    double launch(CUfunction fn, bool traced);
 
     GpuSession& gpu_;
     const Scenario& s_;
     double watchdog_seconds_;
     TraceLevel level_;
+    TraceWordsIn words_in_;
     double kernel_ms_ = 0;
     CUfunction fn_ = nullptr;
     std::vector<CUtensorMap> maps_;
@@ -57,8 +66,7 @@ private:
     CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0, snapshot_area_ = 0;
     TracePlan trace_plan_;
     TraceBufferLayout trace_layout_;
-    int64_t smem_bytes_ = 0;
-    int trace_overflowed_warps_ = 0;
+    TraceWordPlace words_;
     unsigned long long watchdog_ns_ = 0;
     bool have_status_ = false;
     DeviceStatus status_copy_{};

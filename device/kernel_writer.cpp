@@ -10,8 +10,8 @@
 
 namespace tmasim::device {
 
-KernelWriter::KernelWriter(const Scenario& s, TraceLevel level)
-    : s_(s), level_(level), plan_(plan_trace(s, level)), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
+KernelWriter::KernelWriter(const Scenario& s, TraceLevel level, TraceWordsIn words_in)
+    : s_(s), level_(level), words_in_(words_in), plan_(plan_trace(s, level)), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
 
 void KernelWriter::line(const std::string& text) {
     out_.append(static_cast<size_t>(indent_) * 4, ' ');
@@ -56,7 +56,7 @@ void KernelWriter::emit_params() {
             line(fmt::format("    TensorMapParam* const gmap{},", i));
     for (size_t i = 0; i < s_.globals.size(); ++i)
         line(fmt::format("    unsigned char* const global{},", i));
-    line("    unsigned long long* const trace_buf, const unsigned trace_capacity, const unsigned trace_stride,");
+    line("    unsigned* const trace_buf, const unsigned trace_capacity,");
     line("    DeviceStatus* const status, unsigned char* const shared_dump,");
     line("    unsigned char* const snapshot_area, const unsigned long long watchdog_ns)");
     line("{");
@@ -84,22 +84,30 @@ void KernelWriter::emit_prologue() {
     line("// One election per warp while the warp is converged; `elected` ops reuse it.");
     line("unsigned leader_lane = 0;");
     line("const bool is_leader = elect_sync(warp_mask, leader_lane);");
-    line(fmt::format("// Trace level `{}`: {} clock words per warp between two loop boundaries at most.",
-                     to_string(level_), plan_.max_segment));
+    line(fmt::format("// Trace level `{}`.", to_string(level_)));
     line("// This warp's region of the trace buffer: its header, then its clock words.");
+    line("const unsigned trace_padded = (trace_capacity + 3u) & ~3u;");
     line(fmt::format("WarpTraceHeader* const trace_hdr = reinterpret_cast<WarpTraceHeader*>(trace_buf + "
-                     "((unsigned long long)blockIdx.x * {} + warp) * trace_stride);",
-                     s_.launch.num_warps()));
-    line("unsigned long long* const tw_first = reinterpret_cast<unsigned long long*>(trace_hdr + 1);");
-    line("unsigned long long* tw = tw_first;  // where the current segment's words go");
-    line("const unsigned long long* const tw_limit = tw_first + trace_capacity;");
-    line("bool trace_over = false;");
+                     "((unsigned long long)blockIdx.x * {} + warp) * ({}ull + trace_padded));",
+                     s_.launch.num_warps(), kTraceHeaderWords));
+    line("unsigned* const tw_region = reinterpret_cast<unsigned*>(trace_hdr + 1);");
+    if (words_in_ == TraceWordsIn::shared) {
+        line("// The words stay in shared memory, after the scenario's buffers, until the warp exits.");
+        line(fmt::format("const unsigned tw_first = smem_base + {}u + (unsigned)warp * trace_padded * 4u;",
+                         (layout_.total_bytes + 15) / 16 * 16));
+        line("unsigned tw = tw_first;  // where the current segment's words go (a shared address)");
+    } else {
+        line("unsigned* const tw_first = tw_region;");
+        line("unsigned* tw = tw_first;  // where the current segment's words go");
+    }
     line(fmt::format("long long it[{}] = {{0, 0, 0, 0}};  // enclosing loop indices", kMaxLoopDepth));
+    line(fmt::format("// Clock words not stored yet (registers: every index is a constant), at most {}.", kMaxPendingWords));
+    line(fmt::format("unsigned tbuf[{}];", kMaxPendingWords));
     line("// Every value a shared.load/global.load reads is folded into this register, which the");
     line("// epilogue stores under a condition the compiler cannot rule out: no load is dead.");
     line("unsigned load_sink = 0u;");
     line("(void)warp_mask; (void)smem; (void)leader_lane; (void)is_leader; (void)watchdog_ns; (void)cta_rank;");
-    line("(void)cluster_rank; (void)snapshot_area; (void)tw_limit; (void)trace_over;");
+    line("(void)cluster_rank; (void)snapshot_area;");
     emit_wgmma_registers();
     emit_layout_registers();
     emit_snapshot_counters();
@@ -107,44 +115,14 @@ void KernelWriter::emit_prologue() {
     line("const unsigned long long start_clock = read_clock64();");
 }
 
-void KernelWriter::emit_ops(const std::vector<Op>& ops) {
-    for (size_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].kind == OpKind::loop)
-            emit_loop(ops[i]);
-        else
-            emit_op(ops[i], i + 1 < ops.size() ? &ops[i + 1] : nullptr);
-    }
-}
-
-void KernelWriter::advance_trace_words() {
-    if (segment_ > 0) line(fmt::format("trace_advance(tw, {}u, tw_limit, trace_over);", segment_));
-    segment_ = 0;
-}
-
-void KernelWriter::flush_deferred_store() {
-    if (!deferred_store_.empty()) line(deferred_store_);
-    deferred_store_.clear();
-}
-
-void KernelWriter::emit_hang_trace() {
-    // The words stored so far stay; the op's begin word, if it has one, is stored; the header
-    // names the word the op would have ended in.
-    if (!deferred_store_.empty()) line(deferred_store_);
-    const int words = plan_.words(*current_op_);
-    if (words == 2) line(fmt::format("st_global_u64(tw + {}, c0_{});", segment_, current_op_->id));
-    line(fmt::format("trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, "
-                     "(unsigned)(tw - tw_first) + {}u);",
-                     segment_ + std::max(0, words - 1)));
-}
-
 void KernelWriter::emit_loop(const Op& op) {
     const size_t depth = loop_vars_.size();
     if (depth >= static_cast<size_t>(kMaxLoopDepth))
         fail(op, fmt::format("loops nest deeper than {} levels", kMaxLoopDepth));
+    if (unrolls(op)) return emit_unrolled_loop(op);
     const std::string count = int_expr(op.loop_count, op, "count");
     line(fmt::format("// op {}: loop", op.id));
     // The loop body's words start at offset 0 from the pointer: advance it past what came before.
-    flush_deferred_store();
     advance_trace_words();
     open("");
     // A constant count that fits an int gets an int counter, as a hand-written loop has: its
@@ -156,86 +134,45 @@ void KernelWriter::emit_loop(const Op& op) {
     line(fmt::format("it[{0}] = L{0};", depth));
     loop_vars_.push_back(op.var);
     loop_counts_.push_back(op.loop_count);
+    loop_values_.push_back(std::nullopt);
     emit_ops(op.body);
-    flush_deferred_store();
     advance_trace_words();
     loop_vars_.pop_back();
     loop_counts_.pop_back();
+    loop_values_.pop_back();
     close();
     close();
 }
 
-namespace {
-// Lanes of a warp are not in lockstep (independent thread scheduling): another lane's generic
-// shared-memory write is visible to a later op of this lane only past a __syncwarp. The
-// model orders a warp's ops for all its lanes, so the kernel says so after every generic
-// shared write (compute-sanitizer's racecheck found the missing one: races/shared_waw_synced).
-bool warp_sync_after(const Op& op) { return op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync); }
-}  // namespace
+bool KernelWriter::unrolls(const Op& loop) const {
+    if (!loop.loop_count.is_constant()) return false;
+    const int64_t n = loop.loop_count.eval_int({});
+    if (n < 0 || n > kMaxUnrolledCount) return false;
+    for (const Op& op : loop.body)
+        if (op.kind == OpKind::loop) return false;
+    return n * static_cast<int64_t>(loop.body.size()) <= kMaxUnrolledOps;
+}
 
-namespace {
-// Ops that order this thread's earlier stores before their own effect (barriers, arrives,
-// fences): a clock word stored right before one would make it wait for the store, so the
-// word of the op before it is stored after it instead.
-bool orders_earlier_stores(OpKind k) {
-    switch (k) {
-    case OpKind::sync: case OpKind::bar_sync: case OpKind::bar_arrive: case OpKind::mbarrier_arrive:
-    case OpKind::mbarrier_arrive_expect_tx: case OpKind::cp_async_mbarrier_arrive: case OpKind::cluster_arrive:
-    case OpKind::cluster_wait: case OpKind::cluster_sync: case OpKind::fence_proxy_async:
-    case OpKind::fence_mbarrier_init: case OpKind::fence_proxy_tensormap_release:
-    case OpKind::tensormap_cp_fenceproxy:
-        return true;
-    default:
-        return false;
+// A short loop of constant count over straight-line ops is written out, as `#pragma unroll`
+// has the compiler do in a hand-written kernel: its clock words then join the surrounding
+// ones and are stored together.
+void KernelWriter::emit_unrolled_loop(const Op& op) {
+    const size_t depth = loop_vars_.size();
+    const int64_t n = op.loop_count.eval_int({});
+    line(fmt::format("// op {}: loop, {} iterations written out", op.id, n));
+    loop_vars_.push_back(op.var);
+    loop_counts_.push_back(op.loop_count);
+    loop_values_.push_back(0);
+    for (int64_t i = 0; i < n; ++i) {
+        loop_values_.back() = i;
+        open("");
+        line(fmt::format("it[{}] = {};", depth, i));
+        emit_ops(op.body);
+        close();
     }
-}
-// Barriers after which the warp goes on issuing until an instruction that needs the barrier
-// (SASS BAR.SYNC.DEFER_BLOCKING): a clock read right after bar.sync was up to 315 cycles
-// early on an H100, a store or __syncwarp in between held it until the release
-// (device/scripts/probes/sync_clock_probe.cu).
-bool defers_blocking(OpKind k) {
-    return k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::cluster_wait || k == OpKind::cluster_sync;
-}
-}  // namespace
-
-void KernelWriter::emit_op(const Op& op, const Op* next) {
-    const Threads t = threads_of(op);
-    const int words = plan_.words(op);
-    current_op_ = &op;
-    line(fmt::format("// op {}: {} by {}{}", op.id, to_string(op.kind),
-                     op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
-                     words > 0 ? "" : " (not timed)"));
-    for (const std::string& s : t.setup) line(s);
-    const bool releases = orders_earlier_stores(op.kind);
-    if (!releases) flush_deferred_store();
-    if (words == 2) line(fmt::format("const unsigned long long c0_{} = read_clock64();", op.id));
-    open(fmt::format("if ({})", t.exec));
-    emit_op_body(op, t);
-    close();
-    // The word held back for this op goes now; after a barrier it also holds the clock read.
-    if (!deferred_store_.empty())
-        flush_deferred_store();
-    else if (words > 0 && defers_blocking(op.kind))
-        line("__syncwarp(__activemask());  // the clock read waits for the barrier's release");
-    if (words > 0) {
-        // A load's op ends when its data arrived: the clock read waits on the loaded value.
-        const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-        line(fmt::format("const unsigned long long c1_{} = {};", op.id,
-                         is_load ? "read_clock64_after(load_sink)" : "read_clock64()"));
-        // Every warp stores the word; where its threads ran the op, the one that records it.
-        const std::string recorder = fmt::format("({}) ? (({}) && ({})) : (lane == 0)", t.warp_records, t.exec,
-                                                 t.recorder);
-        std::string store = fmt::format("if ({}) {{ ", recorder);
-        if (words == 2) store += fmt::format("st_global_u64(tw + {}, c0_{}); ", segment_, op.id);
-        store += fmt::format("st_global_u64(tw + {}, c1_{}); }}", segment_ + words - 1, op.id);
-        segment_ += words;
-        if (next && next->kind != OpKind::loop && orders_earlier_stores(next->kind))
-            deferred_store_ = store + "  // held back: the next op orders earlier stores";
-        else
-            line(store);
-    }
-    if (warp_sync_after(op)) line("__syncwarp(__activemask());");
-    if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
+    loop_vars_.pop_back();
+    loop_counts_.pop_back();
+    loop_values_.pop_back();
 }
 
 void KernelWriter::emit_epilogue() {
@@ -243,13 +180,16 @@ void KernelWriter::emit_epilogue() {
     line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
     line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
-    flush_deferred_store();
     line("// The warp's exit: with its entry, the clock-to-ns rate of its words.");
     line("const unsigned long long exit_clock = read_clock64();");
     line("const unsigned long long exit_ns = read_globaltimer();");
-    line(fmt::format("if (lane == 0) trace_exit(trace_hdr, entry_clock, entry_ns, start_clock, exit_clock, exit_ns, "
-                     "(unsigned)(tw - tw_first), {}u, leader_lane, trace_over);",
-                     segment_));
+    store_pending_words();
+    line(fmt::format("const unsigned trace_words = (unsigned)(tw - tw_first){} + {}u;",
+                     words_in_ == TraceWordsIn::shared ? " / 4u" : "", segment_));
+    line("if (lane == 0) trace_exit(trace_hdr, entry_clock, entry_ns, start_clock, exit_clock, exit_ns, trace_words, "
+         "leader_lane);");
+    if (words_in_ == TraceWordsIn::shared)
+        line("trace_copy_words(tw_region, tw_first, trace_words, __activemask());");
     emit_cluster_epilogue();
     line("barrier_sync_aligned_0();");
     if (plan.bytes_per_cta == 0) return;
@@ -344,8 +284,9 @@ KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
 
 std::string KernelWriter::var_cxx(const std::string& name, const Op& op, bool as_float) const {
     for (size_t d = loop_vars_.size(); d-- > 0;) {
-        if (loop_vars_[d] == name)
-            return as_float ? fmt::format("(float)L{}", d) : fmt::format("L{}", d);
+        if (loop_vars_[d] != name) continue;
+        if (loop_values_[d]) return as_float ? fmt::format("(float){}", *loop_values_[d]) : fmt::format("{}LL", *loop_values_[d]);
+        return as_float ? fmt::format("(float)L{}", d) : fmt::format("L{}", d);
     }
     if (name == "cta") return as_float ? "(float)cta_rank" : "cta_rank";
     if (name == "rank") return as_float ? "(float)cluster_rank" : "cluster_rank";

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to codegen: writes the kernel body op by op. Split over kernel_writer.cpp
-// (skeleton, selectors, expressions, shared addresses), kernel_writer_ops.cpp (one
+// (skeleton, loops, selectors, expressions, shared addresses), kernel_writer_trace.cpp (the
+// op stream: each op's branch and its trace words), kernel_writer_ops.cpp (one
 // emitter per op kind), kernel_writer_thread_ops.cpp (the per-thread accesses and the
 // cp.async family) and kernel_writer_reduce_ops.cpp (reductions, gather4 and scatter4),
 // kernel_writer_cluster_ops.cpp (remote barriers, cluster barrier, st.async),
@@ -8,9 +9,11 @@
 // kernel_writer_wgmma.cpp (warpgroup MMA: accumulators, descriptors, mma_async) and
 // kernel_writer_snapshot.cpp (shared.snapshot's copy into the snapshot area).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "device/codegen.h"
 #include "device/snapshot_plan.h"
 #include "device/trace_plan.h"
 #include "scenarios/trace_level.h"
@@ -25,7 +28,7 @@ const char* width_suffix(int64_t width);
 
 class KernelWriter {
 public:
-    KernelWriter(const Scenario& s, TraceLevel level);
+    KernelWriter(const Scenario& s, TraceLevel level, TraceWordsIn words_in);
     std::string kernel();  // the __global__ function, prologue to shared dump
 
 private:
@@ -54,16 +57,27 @@ private:
     void emit_params();
     void emit_prologue();
     void emit_ops(const std::vector<Op>& ops);
-    // `next`: the op after it in the same list (nullptr: a loop or the list's end follows).
-    void emit_op(const Op& op, const Op* next);
+    void emit_op(const Op& op);
+    // Consecutive one-thread ops (kernel_writer_trace.cpp): whether `op` may join such a run,
+    // and the run ops[begin, end) in one branch.
+    bool joins_one_thread_run(const Op& op) const;
+    void emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end);
     void emit_loop(const Op& op);
+    bool unrolls(const Op& loop) const;
+    void emit_unrolled_loop(const Op& loop);
     void emit_epilogue();
-    // The trace words (trace_plan.h): move the pointer past the segment stored so far; store
-    // a word held back from before an op that orders earlier stores; what a thread that
-    // stops at a hang in the current op stores before it exits.
+    // The trace words (trace_plan.h): the line that reads one into the pending registers;
+    // the stores of the pending ones (emit_word_stores leaves them pending, for a branch that
+    // exits); moving the pointer past the segment stored so far; what a thread that stops at
+    // a hang in the current op stores before it exits.
+    std::string read_word(const std::string& clock, const char* what);  // what: "begins" or "ends"
+    void emit_word_stores();
+    void store_pending_words();
     void advance_trace_words();
-    void flush_deferred_store();
     void emit_hang_trace();
+    static constexpr int kMaxPendingWords = 16;
+    static constexpr int64_t kMaxUnrolledCount = 16;  // loops written out: constant count up to this,
+    static constexpr int64_t kMaxUnrolledOps = 64;    // straight-line bodies, ops in all up to this
 
     // The body of one op, between the timer reads (kernel_writer_ops.cpp).
     void emit_op_body(const Op& op, const Threads& t);  // the one switch over the op families
@@ -145,16 +159,18 @@ private:
 
     const Scenario& s_;
     TraceLevel level_;
+    TraceWordsIn words_in_;
     TracePlan plan_;
     const Op* current_op_ = nullptr;
-    int64_t segment_ = 0;         // words stored since the pointer last advanced
-    std::string deferred_store_;  // the last op's word store, held back (emit_op)
+    int64_t segment_ = 0;  // words read since the pointer last advanced
+    int pending_ = 0;      // of those, the last ones not stored yet (tbuf[0..pending_))
     SharedLayout layout_;
     SnapshotPlan snapshots_;
     std::string out_;
     int indent_ = 0;
     std::vector<std::string> loop_vars_;  // YAML names of the enclosing loops, outermost first
     std::vector<Expr> loop_counts_;       // their counts, same order
+    std::vector<std::optional<int64_t>> loop_values_;  // a written-out loop's value in this copy
     // Whether `index` stays in [0, count) for every value its variables can take (enclosing
     // loops of constant count, cta, rank): then it needs no run-time check.
     bool index_in_range(const Expr& index, int64_t count) const;

@@ -100,15 +100,19 @@ void KernelWriter::emit_async_copy(const Op& op) {
 void KernelWriter::emit_wait(const Op& op) {
     const SharedAddr bar = barrier_addr(op.barrier, op);
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
-    line("unsigned long long waited_ns = 0ull;");
-    open(fmt::format("if (!mbarrier_wait_parity_watchdog({}, parity, watchdog_ns, waited_ns, entry_clock, entry_ns))",
+    // The fast path is a probe and a branch not taken, as a hand-written wait's.
+    open(fmt::format("if (__builtin_expect(!mbarrier_try_wait_parity_shared_cta_b64({}, parity), 0))", bar.addr));
+    line(fmt::format("const unsigned long long waited_ns = mbarrier_wait_parity_slow({}, parity, watchdog_ns, "
+                     "entry_clock, entry_ns);",
                      bar.addr));
+    open("if (waited_ns != 0ull)");
     line("// Watchdog expired: leave a wait that began and never ended, report, and exit.");
     emit_hang_trace();
     line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
                      "it[3], {}, (int){}, parity, waited_ns);",
                      op.id, loop_vars_.size(), bar.decl, bar.elem_index));
     line("return;");
+    close();
     close();
 }
 

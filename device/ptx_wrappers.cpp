@@ -281,15 +281,35 @@ __device__ __forceinline__ void st_volatile_shared_u32(unsigned addr, unsigned v
     asm volatile("st.volatile.shared.u32 [%0], %1;" :: "r"(addr), "r"(v) : "memory");
 }
 
-// PTX: st.global.u64 [addr], v;  sm_20 (a trace clock word; "memory" keeps it where the
-// writer put it: after a barrier it holds the next clock read until the barrier released)
-__device__ __forceinline__ void st_global_u64(unsigned long long* addr, unsigned long long v) {
-#if defined(TMASIM_TRACE_NO_STORE)  // the benchmark's experiment: the clock reads without their stores
+// The trace's clock words (kernel_abi.cpp). "memory" keeps each store where the writer put
+// it: after a barrier it holds the next clock read until the barrier released.
+// TMASIM_TRACE_NO_STORE, the benchmark's experiment, times the clock reads without them.
+// PTX: st.shared.u32 [addr], v;  sm_20
+__device__ __forceinline__ void st_shared_u32(unsigned addr, unsigned v) {
+#if defined(TMASIM_TRACE_NO_STORE)
     (void)addr;
     (void)v;
 #else
-    asm volatile("st.global.u64 [%0], %1;" :: "l"(addr), "l"(v) : "memory");
+    asm volatile("st.shared.u32 [%0], %1;" :: "r"(addr), "r"(v) : "memory");
 #endif
+}
+
+// PTX: st.global.u32 [addr], v;  sm_20
+__device__ __forceinline__ void st_global_u32(unsigned* addr, unsigned v) {
+#if defined(TMASIM_TRACE_NO_STORE)
+    (void)addr;
+    (void)v;
+#else
+    asm volatile("st.global.u32 [%0], %1;" :: "l"(addr), "r"(v) : "memory");
+#endif
+}
+
+// PTX: ld.shared.v4.u32 {a, b, c, d}, [addr];  sm_20 (a warp copying its words out)
+__device__ __forceinline__ uint4 ld_shared_v4_u32(unsigned addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr) : "memory");
+    return v;
 }
 
 // PTX: ld.volatile.global.s32 d, [addr];  sm_20 (reads the status word other CTAs write)
@@ -347,7 +367,9 @@ const char* const kPtxWrapperNames[] = {
     "cp_async_bulk_wait_group_read",
     "ld_volatile_shared_u32",
     "st_volatile_shared_u32",
-    "st_global_u64",
+    "st_shared_u32",
+    "st_global_u32",
+    "ld_shared_v4_u32",
     "ld_volatile_global_s32",
 };
 const int kPtxWrapperCount = sizeof(kPtxWrapperNames) / sizeof(kPtxWrapperNames[0]);

@@ -124,7 +124,11 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     require_wgmma_support(s, gpu.info());
     const std::string target = fmt::format("sm_{}{}a", gpu.info().cc_major, gpu.info().cc_minor);
 
-    const std::string source = generate_kernel_source(s, options.trace);
+    // Trace words in shared memory where they fit; a sanitized build keeps them in global
+    // memory, as the kernel its report's line map is read against (sanitize_run.cpp).
+    const TraceWordsIn words_in = options.line_info ? TraceWordsIn::global
+                                                    : trace_words_in(plan_trace_words(s, options.trace, gpu.info()));
+    const std::string source = generate_kernel_source(s, options.trace, words_in);
     const CompileResult compiled = compile_cuda(options.line_info ? with_line_directives(source) : source, target,
                                                 options.cache_dir, options.line_info);
     if (!compiled.ok)
@@ -142,7 +146,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
                {"trace_level", to_string(options.trace)}};
     if (options.line_info) p.extra["line_info"] = "1";
 
-    KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace);
+    KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace, words_in);
     launch.prepare(compiled.cubin);
     try {
         launch.run();
@@ -157,9 +161,10 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     const std::vector<TraceRecord> records = launch.trace_records();
     result.events = decode_trace(records);
     add_kernel_times(p, launch.kernel_ms(), cta_spans(records, s.launch.num_ctas()));
-    if (launch.trace_overflowed_warps() > 0)
-        p.extra["trace_overflowed_warps"] = std::to_string(launch.trace_overflowed_warps());
-    if (options.trace != TraceLevel::none) p.extra["trace_words_per_warp"] = std::to_string(launch.trace_capacity());
+    if (launch.trace_capacity() > 0) {
+        p.extra["trace_words_per_warp"] = std::to_string(launch.trace_capacity());
+        p.extra["trace_words_in"] = launch.trace_words_in_shared() ? "shared" : "global";
+    }
     if (st.hang_flag) {
         result.outcome = Outcome::hang;
         result.diagnostics.push_back(hang_diagnostic(s, st, options.watchdog_seconds));

@@ -1,8 +1,12 @@
 #include "device/trace_plan.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "device/kernel_abi.h"
+#include "scenarios/layout.h"
 
 namespace tmasim::device {
 
@@ -13,7 +17,6 @@ namespace {
 class Planner {
 public:
     Planner(TraceLevel level, TracePlan& plan) : level_(level), plan_(plan) {}
-    void finish() { close_segment(); }
 
     bool walk(const std::vector<Op>& ops, bool boundary, bool record) {
         for (const Op& op : ops) {
@@ -23,10 +26,7 @@ public:
             }
             const bool timed = op_traced(op, level_);
             const int words = timed ? (boundary ? 1 : 2) : 0;
-            if (record) {
-                plan_.words_of_op[static_cast<size_t>(op.id)] = words;
-                segment_ += words;
-            }
+            if (record) plan_.words_of_op[static_cast<size_t>(op.id)] = words;
             boundary = timed;
         }
         return boundary;
@@ -38,19 +38,12 @@ private:
         // lean on the word before it only if both ways in end with a timed op. (A body's end
         // state can depend on its entry only through loops at its tail, and only upwards.)
         const bool entry = boundary && walk(loop.body, true, false);
-        if (record) close_segment();  // the pointer advances before the loop
         const bool end = walk(loop.body, entry, record);
-        if (record) close_segment();  // and at the end of each iteration
-        return boundary && end;       // a loop may run no iteration
-    }
-    void close_segment() {
-        plan_.max_segment = std::max(plan_.max_segment, segment_);
-        segment_ = 0;
+        return boundary && end;  // a loop may run no iteration
     }
 
     TraceLevel level_;
     TracePlan& plan_;
-    int64_t segment_ = 0;
 };
 
 int max_op_id(const std::vector<Op>& ops) {
@@ -89,7 +82,6 @@ TracePlan plan_trace(const Scenario& s, TraceLevel level) {
     Planner planner(level, plan);
     // The read after the kernel's prologue is the first boundary.
     planner.walk(s.program, true, true);
-    planner.finish();
     return plan;
 }
 
@@ -117,13 +109,42 @@ int64_t trace_words_per_warp(const Scenario& s, const TracePlan& plan) {
 }
 
 TraceBufferLayout trace_buffer_layout(const Scenario& s, const TracePlan& plan) {
-    constexpr int64_t kMaxBufferWords = int64_t{32} << 20;  // 256 MiB of 64-bit words
+    constexpr int64_t kMaxBufferBytes = int64_t{1} << 30;
     TraceBufferLayout l;
     l.warps = int64_t{s.launch.num_ctas()} * s.launch.num_warps();
-    const int64_t per_warp_bound = kMaxBufferWords / std::max<int64_t>(1, l.warps) - kTraceHeaderWords - plan.max_segment;
-    l.capacity = std::max<int64_t>(0, std::min(trace_words_per_warp(s, plan), per_warp_bound));
-    l.stride = (kTraceHeaderWords + l.capacity + plan.max_segment + 1) / 2 * 2;  // 16-byte aligned regions
+    l.capacity = trace_words_per_warp(s, plan);
+    l.stride = kTraceHeaderWords + TraceBufferLayout::padded(l.capacity);
+    if (l.bytes() > kMaxBufferBytes)
+        throw std::runtime_error(fmt::format(
+            "tracing this scenario would store {} MiB of clock words ({} per warp, {} warps; the limit is {} MiB): "
+            "time fewer ops (--trace waits or --trace none, or trace: false on the ops of the longest loops)",
+            l.bytes() >> 20, l.capacity, l.warps, kMaxBufferBytes >> 20));
     return l;
+}
+
+TraceWordPlace place_trace_words(const Scenario& s, const TraceBufferLayout& layout, const SmLimits& sm) {
+    constexpr int64_t kAlignSlack = 1024;  // the kernel aligns its dynamic shared memory up to 1024
+    TraceWordPlace p;
+    const int64_t used = compute_shared_layout(s).total_bytes;
+    p.untraced_smem_bytes = used + kAlignSlack;
+    p.smem_bytes = p.untraced_smem_bytes;
+    p.ring_offset = (used + 15) / 16 * 16;
+    if (layout.capacity == 0 || sm.sm_count <= 0 || sm.smem_per_sm <= 0) return p;
+    // CTAs per SM the untraced kernel could have, and how many this grid needs: the words may
+    // take the shared memory of CTAs the launch would never place on the SM anyway.
+    const int64_t per_block = p.untraced_smem_bytes + sm.reserved_per_block;
+    int64_t fit = sm.smem_per_sm / std::max<int64_t>(1, per_block);
+    if (sm.max_threads_per_sm > 0) fit = std::min<int64_t>(fit, sm.max_threads_per_sm / std::max(1, s.launch.block));
+    if (sm.max_blocks_per_sm > 0) fit = std::min<int64_t>(fit, sm.max_blocks_per_sm);
+    const int64_t ctas = s.launch.num_ctas();
+    const int64_t needed = std::max<int64_t>(1, std::min(fit, (ctas + sm.sm_count - 1) / sm.sm_count));
+    const int64_t budget = std::min(sm.max_smem_optin, sm.smem_per_sm / needed - sm.reserved_per_block);
+    const int64_t with_words =
+        p.ring_offset + int64_t{s.launch.num_warps()} * TraceBufferLayout::padded(layout.capacity) * 4 + kAlignSlack;
+    if (with_words > budget) return p;
+    p.in_shared = true;
+    p.smem_bytes = with_words;
+    return p;
 }
 
 }  // namespace tmasim::device

@@ -2,14 +2,15 @@
 // What a traced kernel stores, decided once for the code generator and the decoder alike.
 //
 // Each warp owns a region of the trace buffer: a WarpTraceHeader (kernel_abi.h), then one
-// 64-bit %clock64 word per timed op instance, in program order. A timed op stores its end
+// clock word (the low 32 bits of %clock64) per timed op instance, in program order. A timed op stores its end
 // clock; its begin is the word before it when the op before it in program order was timed
 // too (a loop body's first op: when both the op before the loop and the body's last op are),
 // otherwise it stores a begin word first. At level `all` every op is timed, so each stores
 // one word; at `waits` only the waits are, each storing two. Every warp stores the words of
 // every timed op, also one its threads skip (`elected`, `thread N`): that read is where its
 // next op begins. The words' address advances at run time only at loop boundaries; between
-// two advances the offsets are constants.
+// two advances the offsets are constants. The buffer has room for every word (the kernel
+// checks nothing), or the run is refused.
 #include <cstdint>
 #include <vector>
 
@@ -20,7 +21,6 @@ namespace tmasim::device {
 
 struct TracePlan {
     std::vector<int> words_of_op;  // by Op::id: 0 (not timed), 1 (end) or 2 (begin, end)
-    int64_t max_segment = 0;       // most words stored between two advances of the pointer
     int words(const Op& op) const {
         return op.id >= 0 && static_cast<size_t>(op.id) < words_of_op.size() ? words_of_op[static_cast<size_t>(op.id)] : 0;
     }
@@ -41,15 +41,40 @@ std::vector<TracedInstance> traced_instances(const Scenario& s, const TracePlan&
 int64_t trace_words_per_warp(const Scenario& s, const TracePlan& plan);
 
 // The trace buffer of a launch: per warp (CTA-major), a header of kTraceHeaderWords, then
-// `capacity` clock words, then `max_segment` words of slack a segment may spill into when
-// the region is full; `stride` 64-bit words from one region to the next. The capacity is
-// what the warps store, bounded so that the whole buffer stays within 256 MiB.
+// `capacity` clock words, the most any warp stores, rounded up to 16 bytes; `stride` 32-bit
+// words from one region to the next. Throws std::runtime_error when the buffer would pass
+// 1 GiB.
 struct TraceBufferLayout {
     int64_t capacity = 0;
     int64_t stride = 0;
     int64_t warps = 0;
-    int64_t bytes() const { return warps * stride * 8; }
+    int64_t bytes() const { return warps * stride * 4; }
+    static int64_t padded(int64_t words) { return (words + 3) / 4 * 4; }
 };
 TraceBufferLayout trace_buffer_layout(const Scenario& s, const TracePlan& plan);
+
+// What the GPU allows that keeping the words in shared memory depends on (cuDeviceGetAttribute).
+struct SmLimits {
+    int sm_count = 0;
+    int64_t smem_per_sm = 0;         // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    int64_t reserved_per_block = 0;  // RESERVED_SHARED_MEMORY_PER_BLOCK (the runtime's 1 KiB)
+    int64_t max_smem_optin = 0;      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    int max_threads_per_sm = 0;
+    int max_blocks_per_sm = 0;
+};
+
+// Where the warps keep their words while the kernel runs. In shared memory, after the
+// scenario's buffers, when every warp's words fit there without lowering the CTAs an SM must
+// hold for the launch: a store to shared memory costs the kernel next to nothing, where one
+// to global memory per op made an H100's one-CTA TMA stream 1.4x slower and its cp.async
+// stream 3.4x (each warp copies its words to its region at exit). Else straight into the
+// regions in global memory. The kernel aligns its dynamic shared memory to 1024 bytes itself.
+struct TraceWordPlace {
+    bool in_shared = false;
+    int64_t ring_offset = 0;      // from the aligned base: warp w's words at + w * padded(capacity) * 4
+    int64_t smem_bytes = 0;       // dynamic shared memory of the traced launch
+    int64_t untraced_smem_bytes = 0;
+};
+TraceWordPlace place_trace_words(const Scenario& s, const TraceBufferLayout& layout, const SmLimits& sm);
 
 }  // namespace tmasim::device

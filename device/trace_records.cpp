@@ -50,14 +50,14 @@ WarpRole role_of(const Op& op, int warp, int block, int leader_lane) {
 
 struct WarpRegion {
     WarpTraceHeader h{};
-    const uint64_t* words = nullptr;
+    const uint32_t* words = nullptr;
     bool entered() const { return h.entry_clock != kNever; }
     bool exited() const { return h.exit_clock != kNever && h.exit_ns != kNever && h.words != kNone32; }
 };
 
-WarpRegion read_region(const std::vector<uint64_t>& buffer, const TraceBufferLayout& layout, int64_t index) {
+WarpRegion read_region(const std::vector<uint32_t>& buffer, const TraceBufferLayout& layout, int64_t index) {
     WarpRegion r;
-    const uint64_t* base = buffer.data() + index * layout.stride;
+    const uint32_t* base = buffer.data() + index * layout.stride;
     std::memcpy(&r.h, base, sizeof r.h);
     r.words = base + kTraceHeaderWords;
     return r;
@@ -78,7 +78,7 @@ ClockLine line_of(const WarpRegion& r) {
 }  // namespace
 
 std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan& plan, const TraceBufferLayout& layout,
-                                             const std::vector<uint64_t>& buffer, int sm_clock_mhz) {
+                                             const std::vector<uint32_t>& buffer, int sm_clock_mhz) {
     const int warps_per_cta = s.launch.num_warps();
     if (static_cast<int64_t>(buffer.size()) < layout.warps * layout.stride)
         throw std::runtime_error("trace buffer smaller than its layout");
@@ -117,14 +117,20 @@ std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan&
                 throw std::runtime_error(fmt::format("trace: CTA {} warp {} claims {} words, its region holds {}", cta, w,
                                                      std::max(stored, hang), layout.capacity));
             stored = std::max(stored, hang);
+            // The words widened to 64 bits, each after the one before it.
+            uint64_t clock = r.h.start_clock;
+            const auto widen = [&clock](uint32_t low) {
+                clock += static_cast<uint32_t>(low - static_cast<uint32_t>(clock));
+                return clock;
+            };
             uint64_t last = r.h.start_clock;  // the word the next op leans on
             for (const TracedInstance& in : instances) {
                 const int nwords = plan.words(*in.op);
                 const int64_t end_word = in.first_word + nwords - 1;
                 if (end_word >= stored && end_word != hang) break;
-                const uint64_t begin = nwords == 2 ? r.words[in.first_word] : last;
+                const uint64_t begin = nwords == 2 ? widen(r.words[in.first_word]) : last;
                 const bool ended = end_word != hang;
-                const uint64_t end = ended ? r.words[end_word] : begin;
+                const uint64_t end = ended ? widen(r.words[end_word]) : begin;
                 last = end;
                 const WarpRole role = role_of(*in.op, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
                 if (role.runs) {

@@ -5,7 +5,7 @@
 // tensor maps; TMASIM_TILES (tiles per CTA) is defined in front of this file.
 struct alignas(64) TensorMap { unsigned long long v[16]; };
 
-#define REF_UNUSED_PARAMS void*, unsigned, unsigned, void*, void*, void*, unsigned long long
+#define REF_UNUSED_PARAMS void*, unsigned, void*, void*, void*, unsigned long long
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
     return (unsigned)__cvta_generic_to_shared(p);

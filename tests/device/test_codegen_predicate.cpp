@@ -24,9 +24,10 @@ program:
                    "!= 0LL);") != std::string::npos);
     CHECK(src.find("sel_rank_0") == std::string::npos);  // only compute needs a rank
     CHECK(src.find("if (((sel_mask_0 >> lane) & 1u) != 0u)") != std::string::npos);
-    // Its clock word: the lowest selected lane where the warp has one, else lane 0.
-    CHECK(src.find("if ((sel_mask_0 != 0u) ? ((((sel_mask_0 >> lane) & 1u) != 0u) && (lane == __ffs(sel_mask_0) - 1)) "
-                   ": (lane == 0)) { st_global_u64(tw + 0, c1_0); }") != std::string::npos);
+    // Its clock word: read by the whole warp after the branch, stored by lane 0 with the next.
+    CHECK(src.find("tbuf[0] = (unsigned)read_clock64();  // op 0 ends") != std::string::npos);
+    CHECK(src.find("if (lane == 0) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); }") !=
+          std::string::npos);
     // compute walks its elements by the thread's rank among the selected threads.
     CHECK(src.find("e += (int)(sel_count_1)") != std::string::npos);
     require_compiles(src, "sm_90a");

@@ -113,11 +113,13 @@ TEST_CASE("reductions, gather4 and scatter4 compile for sm_100a and sm_90a", "[d
                                "smem_base + 0u, &tmap0, {}, {}, {}, {}, {}, smem_base + ",
                                coord(32), coord(3), coord(10), coord(17), coord(63))) !=
           std::string::npos);
-    // scatter4 in the loop: column 0 first, then the loop-dependent rows.
-    const size_t scatter = src.find("cp_async_bulk_tensor_2d_global_shared_cta_tile_scatter4_bulk_group(&tmap0, " +
-                                    coord(0) + ", ");
-    REQUIRE(scatter != std::string::npos);
-    CHECK(src.find("L0", scatter) < src.find(";", scatter));
+    // scatter4 in the loop (written out: two copies): column 0 first, then the rows of i = 1.
+    const std::string scatter4 = "cp_async_bulk_tensor_2d_global_shared_cta_tile_scatter4_bulk_group(&tmap0, " + coord(0) + ", ";
+    const size_t first = src.find(scatter4);
+    REQUIRE(first != std::string::npos);
+    const size_t second = src.find(scatter4, first + 1);
+    REQUIRE(second != std::string::npos);
+    CHECK(src.find("((1LL) * (4LL))", second) < src.find(";", second));
     // Each bulk reduction names its redOp and type; f16/bf16 add is .noftz.
     CHECK(src.find("cp_reduce_async_bulk_global_shared_cta_bulk_group_add_noftz_f16(global2 + "
                    "((long long)((128LL))) * 2ll, ") != std::string::npos);

@@ -105,7 +105,9 @@ extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapP
     st_volatile_shared_u32(s + 4 * threadIdx.x, (unsigned)acc);
     acc += ld_volatile_shared_u32(s + 4 * ((threadIdx.x + 1) % 32));
     acc += (unsigned)ld_volatile_global_s32((const int*)g);
-    st_global_u64(out + blockDim.x + threadIdx.x, acc);
+    st_global_u32(reinterpret_cast<unsigned*>(out + blockDim.x + threadIdx.x), (unsigned)acc);
+    st_shared_u32(s + 4 * threadIdx.x, (unsigned)acc);
+    acc += ld_shared_v4_u32(s).x;
     acc += f32_to_f16_bits_rne((float)acc) + f32_to_bf16_bits_rne((float)acc);
     acc += (unsigned long long)(f16_bits_to_f32((unsigned short)acc) + bf16_bits_to_f32(1));
     out[threadIdx.x] = acc + leader;

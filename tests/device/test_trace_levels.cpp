@@ -18,8 +18,12 @@ namespace {
 // The kernel itself, without the wrappers in front of it.
 std::string kernel_of(const std::string& source) { return source.substr(source.find("extern \"C\" __global__")); }
 
-Scenario bench(const std::string& name) {
-    return load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/" + name + ".yaml");
+// A benchmark scenario; `steady` (when not 0) sets its loop over t, as the benchmark scales it.
+Scenario bench(const std::string& name, int64_t steady = 0) {
+    Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/" + name + ".yaml");
+    for (Op& op : s.program)
+        if (steady > 0 && op.kind == OpKind::loop && op.var == "t") op.loop_count = Expr::constant(steady);
+    return s;
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -31,49 +35,56 @@ size_t count(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("trace level none leaves no per-op clock read or store; entry and exit keep theirs", "[device][codegen]") {
-    const Scenario s = bench("tma_stream");
+    // The benchmark's scale: 512 tiles, so the steady loop stays a loop (the others, 4
+    // iterations each, are written out).
+    const Scenario s = bench("tma_stream", 508);
     const std::string none = kernel_of(generate_kernel_source(s, TraceLevel::none));
     CHECK(none.find("// Trace level `none`") != std::string::npos);
     CHECK(count(none, "= read_clock64();") == 3);  // entry_clock, start_clock and exit_clock
     CHECK(count(none, "read_globaltimer();") == 2);
-    CHECK(count(none, "st_global_u64(") == 0);
+    CHECK(count(none, "tbuf[") == 1);  // its declaration
+    CHECK(count(none, "st_global_u32(") == 0);
     CHECK(count(none, "trace_exit(") == 1);
-    CHECK(count(none, "trace_advance(") == 0);
-    // The ops themselves are all there.
-    CHECK(count(none, "mbarrier_arrive_expect_tx_shared_cta_b64(") == 2);
-    CHECK(count(none, "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(") == 2);
-    CHECK(count(none, "mbarrier_wait_parity_watchdog(") == 2);
+    CHECK(count(none, "tw += ") == 0);
+    // The ops themselves are all there: 4 written-out prologue copies and the steady loop's.
+    CHECK(count(none, "mbarrier_arrive_expect_tx_shared_cta_b64(") == 4 + 1);
+    CHECK(count(none, "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(") == 4 + 1);
+    CHECK(count(none, "mbarrier_try_wait_parity_shared_cta_b64(") == 1 + 4);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
-    // One clock read and one 8-byte store per op (4 of the "ops" are loops): every op follows
-    // a timed one, so none reads a begin of its own.
-    const size_t ops = count(all, "// op ") - 4;
-    CHECK(count(all, "const unsigned long long c0_") == 0);
-    CHECK(count(all, "const unsigned long long c1_") == ops);
-    CHECK(count(all, "st_global_u64(tw + ") == ops);
-    // A word stored right before a sync or an arrive would hold it back: three are stored
-    // after the op that follows them (wait -> sync, sync -> arrive_expect_tx, and in the
-    // drain, wait -> sync).
-    CHECK(count(all, "held back") == 3);
+    // One clock read per op instance written (every op follows a timed one: no begin reads),
+    // one store each, by lane 0, at the end of each segment between loop boundaries.
+    const size_t reads = count(all, " ends\n");
+    CHECK(count(all, "  // op 1 ends") == 4);  // the inits, written out
+    CHECK(reads == 4 + 1 + 8 + 4 + 8);  // inits, sync, prologue, the steady body, the drain
+    // The elected arrive_expect_tx and copy share one branch: the prologue's 4 and the steady loop's.
+    CHECK(count(all, ": by elected, one branch") == 4 + 1);
+    CHECK(count(all, "// op 7 begins") == 0);
+    // The steady loop's four words, stored together before the pointer moves on.
+    CHECK(all.find("if (lane == 0) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
+                   "st_global_u32(tw + 2, tbuf[2]); st_global_u32(tw + 3, tbuf[3]); }\n            tw += 4;") !=
+          std::string::npos);
+    // Segments: before the steady loop (13 words), its body (4), after it (8).
+    CHECK(count(all, "tw += ") == 2);
+    CHECK(all.find("tw += 13;") != std::string::npos);
+    CHECK(all.find("tw += 4;") != std::string::npos);
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
-    // Per iteration of each of the 4 loops, and before the loop that follows the first sync.
-    CHECK(count(all, "trace_advance(tw, ") == 4 + 1);
 }
 
-TEST_CASE("a timed barrier's clock read waits for the release: a store or __syncwarp comes first", "[device][codegen]") {
+TEST_CASE("a timed barrier's clock read waits for the release: a __syncwarp comes first", "[device][codegen]") {
     for (const char* name : {"tma_stream", "multicast_cluster"}) {
-        for (TraceLevel level : {TraceLevel::all, TraceLevel::waits}) {
-            const Scenario s = bench(name);
-            const std::string src = kernel_of(generate_kernel_source(s, level));
-            INFO(name << " at " << to_string(level));
+        for (TraceLevel level : {TraceLevel::all, TraceLevel::waits})
+        for (TraceWordsIn words_in : {TraceWordsIn::global, TraceWordsIn::shared}) {
+            const Scenario s = bench(name, 508);
+            const std::string src = kernel_of(generate_kernel_source(s, level, words_in));
+            INFO(name << " at " << to_string(level) << (words_in == TraceWordsIn::shared ? ", words in shared" : ""));
             for (const char* barrier : {"barrier_sync_aligned_0();", "barrier_cluster_wait_aligned();"}) {
                 for (size_t at = src.find(barrier); at != std::string::npos; at = src.find(barrier, at + 1)) {
                     const size_t clock = src.find("read_clock64()", at);
                     if (clock == std::string::npos) continue;  // the kernel's final barrier
                     const std::string between = src.substr(at, clock - at);
                     if (between.find("trace_exit(") != std::string::npos) continue;
-                    CHECK((between.find("st_global_u64(") != std::string::npos ||
-                           between.find("__syncwarp(") != std::string::npos));
+                    CHECK(between.find("__syncwarp(") != std::string::npos);
                 }
             }
         }
@@ -87,17 +98,19 @@ TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]
         if (op->kind == OpKind::loop) continue;
         const bool timed = op->kind == OpKind::mbarrier_wait || op->kind == OpKind::sync;
         INFO("op " << op->id << " " << to_string(op->kind));
-        CHECK((src.find(fmt::format("const unsigned long long c1_{} =", op->id)) != std::string::npos) == timed);
+        CHECK((src.find(fmt::format("  // op {} ends", op->id)) != std::string::npos) == timed);
     }
 }
 
 TEST_CASE("a wait reads the watchdog's timer only after a first probe failed", "[device][codegen]") {
     const std::string src = generate_kernel_source(bench("tma_stream"), TraceLevel::none);
-    const size_t fn = src.find("bool mbarrier_wait_parity_watchdog(");
-    REQUIRE(fn != std::string::npos);
-    const size_t probe = src.find("if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;", fn);
-    const size_t timer = src.find("read_globaltimer()", fn);
-    CHECK(probe < timer);
+    // The kernel probes once; the retry loop (and its timer) is a function it calls after.
+    const size_t kernel = src.find("extern \"C\" __global__");
+    const size_t probe = src.find("if (__builtin_expect(!mbarrier_try_wait_parity_shared_cta_b64(", kernel);
+    REQUIRE(probe != std::string::npos);
+    CHECK(src.find("mbarrier_wait_parity_slow(", kernel) > probe);
+    CHECK(src.find("read_clock64()", src.find("unsigned long long mbarrier_wait_parity_slow(")) <
+          src.find("read_globaltimer()", src.find("unsigned long long mbarrier_wait_parity_slow(")));
 }
 
 TEST_CASE("every bench scenario compiles at every trace level, and every reference kernel", "[device][codegen][nvrtc]") {
@@ -105,7 +118,8 @@ TEST_CASE("every bench scenario compiles at every trace level, and every referen
         INFO(name);
         const Scenario s = bench(name);
         for (TraceLevel level : {TraceLevel::all, TraceLevel::waits, TraceLevel::none})
-            test::require_compiles(generate_kernel_source(s, level), "sm_90a");
+            for (TraceWordsIn words_in : {TraceWordsIn::global, TraceWordsIn::shared})
+                test::require_compiles(generate_kernel_source(s, level, words_in), "sm_90a");
         test::require_compiles(reference_kernel_source(name, 512), "sm_90a");
     }
     CHECK_THROWS_AS(reference_kernel_source("no_such_case", 8), std::invalid_argument);
@@ -121,7 +135,7 @@ shared:
 program:
   - op: loop
     var: i
-    count: 8
+    count: 64
     body:
       - {op: compute, buffer: "s[i%4]", fn: "x + 1", label: in_range}
       - {op: compute, buffer: "s[(i+cta)%4]", fn: "x + 1", label: with_cta}
@@ -139,7 +153,7 @@ program:
     };
     CHECK(block_of(1).find("checked_index(") == std::string::npos);
     CHECK(block_of(2).find("checked_index(") == std::string::npos);
-    CHECK(src.find("for (int L0 = 0; L0 < n0; ++L0)") != std::string::npos);        // count 8
+    CHECK(src.find("for (int L0 = 0; L0 < n0; ++L0)") != std::string::npos);        // count 64
     CHECK(src.find("for (long long L0 = 0; L0 < n0; ++L0)") != std::string::npos);  // count cta + 2
     CHECK(block_of(4).find("checked_index(") != std::string::npos);  // a count that is not a constant
 }

@@ -3,6 +3,8 @@
 // of events, timed-out waits, sort order.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "device/trace_records.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
@@ -78,7 +80,6 @@ program:
     // Largest CTA (cta 2): sync, then i = 0..3 gives 4 computes and 0+1+2+3 inner syncs.
     const TracePlan all = plan_trace(looped, TraceLevel::all);
     CHECK(trace_words_per_warp(looped, all) == 1 + 4 + 6);
-    CHECK(all.max_segment == 1);
     // Only the syncs are timed: the first begins at the prologue's clock, the inner ones
     // follow an untimed compute or their own previous iteration, so they store a begin too.
     const TracePlan waits = plan_trace(looped, TraceLevel::waits);
@@ -87,7 +88,7 @@ program:
     const TraceBufferLayout layout = trace_buffer_layout(looped, waits);
     CHECK(layout.warps == 3);
     CHECK(layout.capacity == 13);
-    CHECK(layout.stride == (kTraceHeaderWords + 13 + 2 + 1) / 2 * 2);
+    CHECK(layout.stride == kTraceHeaderWords + 16);  // 13 words, padded to 16 bytes
 }
 
 TEST_CASE("an op with trace: false stores nothing, and the op after it stores its own begin", "[device][trace]") {
@@ -109,7 +110,6 @@ program:
     // The body ends with an untimed op, so its first sync cannot lean on the word before it.
     const TracePlan all = plan_trace(s, TraceLevel::all);
     CHECK(all.words_of_op == std::vector<int>{0, 2, 0, 2, 0});
-    CHECK(all.max_segment == 4);
     // At level none, `trace: true` times the op anyway.
     const Scenario forced = load_scenario_text(R"(
 scenario: opt_in
@@ -125,10 +125,12 @@ namespace {
 // A trace buffer as a kernel leaves it: all ones, then what the warps wrote.
 struct FakeBuffer {
     TraceBufferLayout layout;
-    std::vector<uint64_t> words;
-    explicit FakeBuffer(const TraceBufferLayout& l) : layout(l), words(static_cast<size_t>(l.warps * l.stride), ~0ull) {}
-    WarpTraceHeader& header(int warp) { return *reinterpret_cast<WarpTraceHeader*>(&words[static_cast<size_t>(warp * layout.stride)]); }
-    uint64_t& word(int warp, int i) { return words[static_cast<size_t>(warp * layout.stride + kTraceHeaderWords + i)]; }
+    std::vector<uint32_t> words;
+    explicit FakeBuffer(const TraceBufferLayout& l) : layout(l), words(static_cast<size_t>(l.warps * l.stride), ~0u) {}
+    void set_header(int warp, const WarpTraceHeader& h) {
+        std::memcpy(&words[static_cast<size_t>(warp * layout.stride)], &h, sizeof h);
+    }
+    uint32_t& word(int warp, int i) { return words[static_cast<size_t>(warp * layout.stride + kTraceHeaderWords + i)]; }
 };
 }  // namespace
 
@@ -152,13 +154,13 @@ program:
     FakeBuffer b(trace_buffer_layout(s, plan));
     REQUIRE(b.layout.capacity == 6);
     // Warp 0 (runs only the syncs): entry at clock 1000 / 5000 ns, exit at 3000 / 6000 ns.
-    b.header(0) = WarpTraceHeader{1000, 5000, 1100, 3000, 6000, 6, 3, ~0u, 0, 0};
-    const uint64_t w0[] = {1150, 1400, 1420, 2150, 2250, 2260};
+    b.set_header(0, WarpTraceHeader{1000, 5000, 1100, 3000, 6000, 6, 3, ~0u, 0, 0});
+    const uint32_t w0[] = {1150, 1400, 1420, 2150, 2250, 2260};
     for (int i = 0; i < 6; ++i) b.word(0, i) = w0[i];
     // Warp 1: its compute, sync and elected compute of iteration 0, then a sync that never
     // ended (hang_word 4: the second iteration's sync), no exit.
-    b.header(1) = WarpTraceHeader{1010, 5032, 1090, ~0ull, ~0ull, ~0u, 5, 4, 0, 0};
-    const uint64_t w1[] = {1140, 1300, 1330, 1400};
+    b.set_header(1, WarpTraceHeader{1010, 5032, 1090, ~0ull, ~0ull, ~0u, 5, 4, 0, 0});
+    const uint32_t w1[] = {1140, 1300, 1330, 1400};
     for (int i = 0; i < 4; ++i) b.word(1, i) = w1[i];
     const std::vector<TraceRecord> r = decode_warp_regions(s, plan, b.layout, b.words, 1000);
     // Warp 0: entry, 2 syncs, exit. Warp 1: entry, compute, sync, compute, compute, hung sync.
@@ -193,6 +195,46 @@ program:
     CHECK(ev.size() == 2 * 6 + 1);  // entry and exit records give no events; the hung sync one
 }
 
+TEST_CASE("a trace buffer past 1 GiB is refused before the launch", "[device][trace]") {
+    Scenario s = load_scenario_text(R"(
+scenario: long
+launch: {grid: [132], block: 1024}
+program:
+  - op: loop
+    var: i
+    count: 2
+    body:
+      - {op: sync}
+)", "long.yaml");
+    // The loader's op limit keeps a scenario under 256 MiB of words; an IR built past it (as
+    // the benchmark scales its loops) is refused: 132 x 32 warps x 100000 words x 4 bytes.
+    s.program[0].loop_count = Expr::constant(100000);
+    CHECK_THROWS_WITH(trace_buffer_layout(s, plan_trace(s, TraceLevel::all)), Catch::Contains("--trace waits"));
+    CHECK(trace_buffer_layout(s, plan_trace(s, TraceLevel::none)).capacity == 0);
+}
+
+TEST_CASE("32-bit clock words widen across the 2^32 wrap", "[device][trace]") {
+    const Scenario s = load_scenario_text(R"(
+scenario: wrap
+launch: {grid: [1], block: 32}
+program:
+  - {op: sync}
+  - {op: sync}
+)", "wrap.yaml");
+    const TracePlan plan = plan_trace(s, TraceLevel::all);
+    FakeBuffer b(trace_buffer_layout(s, plan));
+    const uint64_t start = (uint64_t{7} << 32) - 100;  // 100 cycles before the low word wraps
+    b.set_header(0, WarpTraceHeader{start - 50, 0, start, start + 400, 200, 2, 0, ~0u, 0, 0});
+    b.word(0, 0) = static_cast<uint32_t>(start + 150);  // past the wrap
+    b.word(0, 1) = static_cast<uint32_t>(start + 300);
+    const std::vector<TraceRecord> r = decode_warp_regions(s, plan, b.layout, b.words, 1000);
+    REQUIRE(r.size() == 4);
+    CHECK(r[1].clk_begin == start);
+    CHECK(r[1].clk_end == start + 150);
+    CHECK(r[2].clk_begin == start + 150);
+    CHECK(r[2].clk_end == start + 300);
+}
+
 TEST_CASE("a header claiming more words than its region holds is refused", "[device][trace]") {
     const Scenario s = load_scenario_text(R"(
 scenario: small
@@ -202,6 +244,47 @@ program:
 )", "small.yaml");
     const TracePlan plan = plan_trace(s, TraceLevel::all);
     FakeBuffer b(trace_buffer_layout(s, plan));
-    b.header(0) = WarpTraceHeader{1000, 5000, 1100, 3000, 6000, 7, 0, ~0u, 0, 0};
+    b.set_header(0, WarpTraceHeader{1000, 5000, 1100, 3000, 6000, 7, 0, ~0u, 0, 0});
     CHECK_THROWS_WITH(decode_warp_regions(s, plan, b.layout, b.words, 1000), Catch::Contains("claims 7 words"));
+}
+
+namespace {
+// An H100 SXM / H200 as cuDeviceGetAttribute reports it.
+SmLimits hopper() { return {132, 233472, 1024, 232448, 2048, 32}; }
+Scenario tma_stream(int ctas, int steady_tiles) {
+    Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/tma_stream.yaml");
+    s.launch.grid = {ctas};
+    for (Op& op : s.program)
+        if (op.kind == OpKind::loop && op.var == "t") op.loop_count = Expr::constant(steady_tiles);
+    return s;
+}
+}  // namespace
+
+TEST_CASE("the words stay in shared memory when every warp's fit without losing CTAs per SM", "[device][trace]") {
+    // 512 tiles: 4 inits, a sync, 8 prologue ops, 508 x 4 steady ops, 4 x 2 in the drain.
+    const Scenario s = tma_stream(132, 508);
+    const TracePlan plan = plan_trace(s, TraceLevel::all);
+    const TraceBufferLayout layout = trace_buffer_layout(s, plan);
+    CHECK(layout.capacity == 4 + 1 + 8 + 508 * 4 + 8);
+    const TraceWordPlace p = place_trace_words(s, layout, hopper());
+    CHECK(p.in_shared);
+    // Four 16 KiB stages and four 8-byte barriers, then 4 warps' words, then the alignment slack.
+    CHECK(p.ring_offset == 65568);
+    CHECK(p.untraced_smem_bytes == 65568 + 1024);
+    CHECK(p.smem_bytes == 65568 + 4 * 2056 * 4 + 1024);
+    // No room under a tighter opt-in limit: the words go to global memory.
+    SmLimits tight = hopper();
+    tight.max_smem_optin = p.smem_bytes - 1;
+    const TraceWordPlace g = place_trace_words(s, layout, tight);
+    CHECK_FALSE(g.in_shared);
+    CHECK(g.smem_bytes == g.untraced_smem_bytes);
+    // Three CTAs per SM: 233472 / 3 - 1024 = 76800 bytes per CTA, 65568 + 1024 before the
+    // words leaves room for 10208 bytes, fewer than 4 warps' 8224 words need.
+    CHECK_FALSE(place_trace_words(tma_stream(3 * 132, 508), layout, hopper()).in_shared);
+    // A short loop fits there too.
+    const Scenario short_loop = tma_stream(3 * 132, 4);
+    const TraceBufferLayout small = trace_buffer_layout(short_loop, plan_trace(short_loop, TraceLevel::all));
+    CHECK(place_trace_words(short_loop, small, hopper()).in_shared);
+    // Untraced: nothing to place.
+    CHECK_FALSE(place_trace_words(s, trace_buffer_layout(s, plan_trace(s, TraceLevel::none)), hopper()).in_shared);
 }

@@ -1,0 +1,166 @@
+// The op stream and its trace words: each op's branch and clock reads, runs of one-thread
+// ops in one branch, the words' registers and stores, and what a hang leaves.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "device/kernel_writer.h"
+
+namespace tmasim::device {
+
+namespace {
+// Lanes of a warp are not in lockstep (independent thread scheduling): another lane's generic
+// shared-memory write is visible to a later op of this lane only past a __syncwarp. The
+// model orders a warp's ops for all its lanes, so the kernel says so after every generic
+// shared write (compute-sanitizer's racecheck found the missing one: races/shared_waw_synced).
+bool warp_sync_after(const Op& op) { return op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync); }
+}  // namespace
+
+namespace {
+// Barriers after which the warp goes on issuing until an instruction that needs the barrier
+// (SASS BAR.SYNC.DEFER_BLOCKING): a clock read right after bar.sync was up to 315 cycles
+// early on an H100, a store or __syncwarp in between held it until the release
+// (device/scripts/probes/sync_clock_probe.cu).
+bool defers_blocking(OpKind k) {
+    return k == OpKind::sync || k == OpKind::bar_sync || k == OpKind::cluster_wait || k == OpKind::cluster_sync;
+}
+}  // namespace
+
+bool KernelWriter::joins_one_thread_run(const Op& op) const {
+    // One thread runs it (the warp's elected lane, or thread N), and nothing in it needs the
+    // warp after its branch: no wait with a hang path, no __syncwarp, no snapshot counter.
+    const bool one_thread = op.by.kind == Selector::Kind::elected || op.by.kind == Selector::Kind::thread;
+    return one_thread && op.kind != OpKind::loop && op.kind != OpKind::mbarrier_wait &&
+           op.kind != OpKind::cluster_wait && !defers_blocking(op.kind) && !warp_sync_after(op) &&
+           op.kind != OpKind::shared_snapshot && threads_of(op).setup.empty();
+}
+
+void KernelWriter::emit_op(const Op& op) {
+    const Threads t = threads_of(op);
+    const int words = plan_.words(op);
+    current_op_ = &op;
+    line(fmt::format("// op {}: {} by {}{}", op.id, to_string(op.kind),
+                     op.by.kind == Selector::Kind::predicate ? std::string("a predicate") : op.by.text(),
+                     words > 0 ? "" : " (not timed)"));
+    for (const std::string& s : t.setup) line(s);
+    // A timed op reads %clock64 after its branch (and before it, when the op before it was not
+    // timed); the words wait in registers and are stored together at the next loop boundary,
+    // every 16 words, or at a hang or the exit: a store between two ops costs the kernel far
+    // more than one after them (device/scripts/probes/trace_store_probe.cu). Lane 0 stores
+    // them: the warp has reconverged after each op's branch, so every lane read the same clock.
+    if (words == 2) line(read_word("read_clock64()", "begins"));
+    open(fmt::format("if ({})", t.exec));
+    emit_op_body(op, t);
+    close();
+    if (words > 0) {
+        if (defers_blocking(op.kind)) line("__syncwarp(__activemask());  // the clock read waits for the barrier's release");
+        // A load's op ends when its data arrived: the clock read waits on the loaded value.
+        const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
+        line(read_word(is_load ? "read_clock64_after(load_sink)" : "read_clock64()", "ends"));
+    }
+    if (warp_sync_after(op)) line("__syncwarp(__activemask());");
+    if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
+}
+
+void KernelWriter::emit_ops(const std::vector<Op>& ops) {
+    for (size_t i = 0; i < ops.size();) {
+        if (ops[i].kind == OpKind::loop) {
+            emit_loop(ops[i++]);
+            continue;
+        }
+        size_t end = i + 1;
+        if (joins_one_thread_run(ops[i]))
+            while (end < ops.size() && joins_one_thread_run(ops[end]) && ops[end].by.kind == ops[i].by.kind &&
+                   ops[end].by.n == ops[i].by.n && plan_.words(ops[end]) == 1)
+                ++end;
+        if (end - i >= 2 && plan_.words(ops[i]) > 0)
+            emit_one_thread_run(ops, i, end);
+        else
+            for (; i < end; ++i) emit_op(ops[i]);
+        i = end;
+    }
+}
+
+// Ops one thread runs back to back (`elected`: the arrive_expect_tx and the copy of a
+// producer) share one branch, as a hand-written kernel has them: a clock read between them,
+// by the whole warp, split it in two, and the two branches and their reconvergence cost the
+// one-CTA TMA stream 12% on an H100 (traced with and without timing those two ops). The
+// running thread reads the clock after each op; after the branch its warp takes those words
+// from it, the other warps the clock they read once the branch is behind them.
+void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end) {
+    const Threads t = threads_of(ops[begin]);
+    const std::string name = fmt::format("trun_{}", ops[begin].id);
+    line(fmt::format("// ops {} to {}: by {}, one branch", ops[begin].id, ops[end - 1].id, ops[begin].by.text()));
+    current_op_ = &ops[begin];
+    if (plan_.words(ops[begin]) == 2) line(read_word("read_clock64()", "begins"));
+    line(fmt::format("unsigned {}[{}];", name, end - begin));
+    open(fmt::format("if ({})", t.exec));
+    for (size_t i = begin; i < end; ++i) {
+        line(fmt::format("// op {}: {}", ops[i].id, to_string(ops[i].kind)));
+        open("");
+        emit_op_body(ops[i], threads_of(ops[i]));
+        close();
+        const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
+        if (plan_.words(ops[i]) > 0)
+            line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
+                             is_load ? "read_clock64_after(load_sink)" : "read_clock64()"));
+    }
+    close();
+    line(fmt::format("const unsigned {}_after = (unsigned)read_clock64();", name));
+    // The lane that ran the ops, in the warp that ran them (`elected`: elect.sync's lane).
+    const std::string lane = t.record_lane == "lane" ? (ops[begin].by.kind == Selector::Kind::elected
+                                                            ? std::string("(int)leader_lane")
+                                                            : std::to_string(ops[begin].by.n % 32))
+                                                      : t.record_lane;
+    for (size_t i = begin; i < end; ++i) {
+        if (plan_.words(ops[i]) == 0) continue;
+        current_op_ = &ops[i];
+        line(read_word(fmt::format("(({}) ? __shfl_sync(warp_mask, {}[{}], {}) : {}_after)", t.warp_records, name,
+                                   i - begin, lane, name),
+                       "ends"));
+    }
+}
+
+
+void KernelWriter::advance_trace_words() {
+    store_pending_words();
+    if (segment_ > 0) line(fmt::format("tw += {};", words_in_ == TraceWordsIn::shared ? 4 * segment_ : segment_));
+    segment_ = 0;
+}
+
+std::string KernelWriter::read_word(const std::string& clock, const char* what) {
+    if (pending_ == kMaxPendingWords) store_pending_words();
+    ++segment_;
+    return fmt::format("tbuf[{}] = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
+}
+
+void KernelWriter::emit_word_stores() {
+    if (pending_ == 0) return;
+    std::string stores = "if (lane == 0) {";
+    for (int j = 0; j < pending_; ++j) {
+        const int64_t index = segment_ - pending_ + j;
+        stores += words_in_ == TraceWordsIn::shared ? fmt::format(" st_shared_u32(tw + {}u, tbuf[{}]);", 4 * index, j)
+                                                    : fmt::format(" st_global_u32(tw + {}, tbuf[{}]);", index, j);
+    }
+    line(stores + " }");
+}
+
+void KernelWriter::store_pending_words() {
+    emit_word_stores();
+    pending_ = 0;
+}
+
+void KernelWriter::emit_hang_trace() {
+    // The words so far are stored (the op's begin word among them, if it has one); the header
+    // names the word the op would have ended in.
+    emit_word_stores();
+    const bool in_shared = words_in_ == TraceWordsIn::shared;
+    line(fmt::format("trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, "
+                     "(unsigned)(tw - tw_first){} + {}u);",
+                     in_shared ? " / 4u" : "", segment_));
+    if (in_shared)
+        line(fmt::format("trace_copy_words(tw_region, tw_first, (unsigned)(tw - tw_first) / 4u + {}u, __activemask());",
+                         segment_));
+}
+
+}  // namespace tmasim::device
