@@ -27,9 +27,10 @@ void add_bench_command(CLI::App& app, Action& action) {
     sub->add_option("--scenarios", o->scenario_dir, "Where the bench scenarios are")->capture_default_str();
     sub->add_option("--cache-dir", o->cache_dir, "Where compiled kernels are cached");
     sub->add_flag("--experiments", o->experiments,
-                  "Also time variants of the traced kernel (timing only): clock reads without records, "
-                  "records stored at once, a plain bar.sync for `sync`, clock reads without a memory "
-                  "clobber, the 32-bit %clock, and records stored to global memory");
+                  "Also time variants (timing only): the traced kernel without its word stores, without its "
+                  "op clock reads, with clock reads that have no memory clobber, without the shuffle of a "
+                  "one-thread run's words, without the __syncwarp after a barrier; the untraced kernel "
+                  "without its shared dump and without the wait's watchdog");
     sub->callback([o, &action] {
         action = [o] { return device::run_executor_overhead(*o, std::cout) == 0 ? kOk : kMismatch; };
     });

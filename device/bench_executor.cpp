@@ -123,7 +123,9 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
                             [&launch, fn, traced_variant] { return launch.run_other(fn, traced_variant); }});
     };
     if (o.experiments) {
-        add_variant("TMASIM_TRACE_NO_STORE", true);
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_CLOCK_NO_CLOBBER",
+                                   "TMASIM_TRACE_NO_SHFL", "TMASIM_TRACE_NO_SYNCWARP"})
+            add_variant(define, true);
         for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
     }
     for (int i = 0; i < o.warmup; ++i)

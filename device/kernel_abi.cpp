@@ -39,6 +39,33 @@ struct WarpTraceHeader {
 // op made the one-CTA TMA stream 1.4x and the cp.async stream 3.4x slower, a generic store
 // into shared memory still 1.4x and 2.7x.
 
+// The pieces of an op's timing, each with the benchmark's experiment that leaves it out
+// (`tmasim bench executor-overhead --experiments`, timing only: the words are then wrong):
+// the clock read (TMASIM_TRACE_NO_CLOCK), the shuffle that hands a one-thread run's words to
+// its warp (TMASIM_TRACE_NO_SHFL), and the __syncwarp that holds a clock read after a barrier
+// until the barrier released (TMASIM_TRACE_NO_SYNCWARP).
+__device__ __forceinline__ unsigned long long trace_clock64() {
+#if defined(TMASIM_TRACE_NO_CLOCK)
+    return 0ull;
+#else
+    return read_clock64();
+#endif
+}
+__device__ __forceinline__ unsigned trace_take(unsigned mask, unsigned word, int from_lane) {
+#if defined(TMASIM_TRACE_NO_SHFL)
+    (void)mask;
+    (void)from_lane;
+    return word;
+#else
+    return __shfl_sync(mask, word, from_lane);
+#endif
+}
+__device__ __forceinline__ void trace_after_barrier() {
+#if !defined(TMASIM_TRACE_NO_SYNCWARP)
+    __syncwarp(__activemask());
+#endif
+}
+
 // The warp's exit: lane 0 writes its header once, after its last op.
 __device__ __forceinline__ void trace_exit(WarpTraceHeader* h, unsigned long long entry_clock,
                                            unsigned long long entry_ns, unsigned long long start_clock,

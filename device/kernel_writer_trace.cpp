@@ -48,15 +48,15 @@ void KernelWriter::emit_op(const Op& op) {
     // every 16 words, or at a hang or the exit: a store between two ops costs the kernel far
     // more than one after them (device/scripts/probes/trace_store_probe.cu). Lane 0 stores
     // them: the warp has reconverged after each op's branch, so every lane read the same clock.
-    if (words == 2) line(read_word("read_clock64()", "begins"));
+    if (words == 2) line(read_word("trace_clock64()", "begins"));
     open(fmt::format("if ({})", t.exec));
     emit_op_body(op, t);
     close();
     if (words > 0) {
-        if (defers_blocking(op.kind)) line("__syncwarp(__activemask());  // the clock read waits for the barrier's release");
+        if (defers_blocking(op.kind)) line("trace_after_barrier();  // the clock read waits for the barrier's release");
         // A load's op ends when its data arrived: the clock read waits on the loaded value.
         const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-        line(read_word(is_load ? "read_clock64_after(load_sink)" : "read_clock64()", "ends"));
+        line(read_word(is_load ? "read_clock64_after(load_sink)" : "trace_clock64()", "ends"));
     }
     if (warp_sync_after(op)) line("__syncwarp(__activemask());");
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
@@ -92,7 +92,7 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     const std::string name = fmt::format("trun_{}", ops[begin].id);
     line(fmt::format("// ops {} to {}: by {}, one branch", ops[begin].id, ops[end - 1].id, ops[begin].by.text()));
     current_op_ = &ops[begin];
-    if (plan_.words(ops[begin]) == 2) line(read_word("read_clock64()", "begins"));
+    if (plan_.words(ops[begin]) == 2) line(read_word("trace_clock64()", "begins"));
     line(fmt::format("unsigned {}[{}];", name, end - begin));
     open(fmt::format("if ({})", t.exec));
     for (size_t i = begin; i < end; ++i) {
@@ -103,10 +103,10 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
         const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
         if (plan_.words(ops[i]) > 0)
             line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
-                             is_load ? "read_clock64_after(load_sink)" : "read_clock64()"));
+                             is_load ? "read_clock64_after(load_sink)" : "trace_clock64()"));
     }
     close();
-    line(fmt::format("const unsigned {}_after = (unsigned)read_clock64();", name));
+    line(fmt::format("const unsigned {}_after = (unsigned)trace_clock64();", name));
     // The lane that ran the ops, in the warp that ran them (`elected`: elect.sync's lane).
     const std::string lane = t.record_lane == "lane" ? (ops[begin].by.kind == Selector::Kind::elected
                                                             ? std::string("(int)leader_lane")
@@ -115,7 +115,7 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     for (size_t i = begin; i < end; ++i) {
         if (plan_.words(ops[i]) == 0) continue;
         current_op_ = &ops[i];
-        line(read_word(fmt::format("(({}) ? __shfl_sync(warp_mask, {}[{}], {}) : {}_after)", t.warp_records, name,
+        line(read_word(fmt::format("(({}) ? trace_take(warp_mask, {}[{}], {}) : {}_after)", t.warp_records, name,
                                    i - begin, lane, name),
                        "ends"));
     }
