@@ -124,7 +124,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     };
     if (o.experiments) {
         for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_CLOCK_NO_CLOBBER",
-                                   "TMASIM_TRACE_NO_SHFL", "TMASIM_TRACE_NO_SYNCWARP"})
+                                   "TMASIM_TRACE_NO_SHFL", "TMASIM_TRACE_NO_SYNCWARP", "TMASIM_TRACE_NO_BRANCH_CLOCK"})
             add_variant(define, true);
         for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
     }

@@ -51,6 +51,14 @@ __device__ __forceinline__ unsigned long long trace_clock64() {
     return read_clock64();
 #endif
 }
+// A one-thread run's clock read inside its branch (TMASIM_TRACE_NO_BRANCH_CLOCK leaves it out).
+__device__ __forceinline__ unsigned long long trace_clock64_in_branch() {
+#if defined(TMASIM_TRACE_NO_BRANCH_CLOCK)
+    return 0ull;
+#else
+    return trace_clock64();
+#endif
+}
 __device__ __forceinline__ unsigned trace_take(unsigned mask, unsigned word, int from_lane) {
 #if defined(TMASIM_TRACE_NO_SHFL)
     (void)mask;

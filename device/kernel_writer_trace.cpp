@@ -46,8 +46,9 @@ void KernelWriter::emit_op(const Op& op) {
     // A timed op reads %clock64 after its branch (and before it, when the op before it was not
     // timed); the words wait in registers and are stored together at the next loop boundary,
     // every 16 words, or at a hang or the exit: a store between two ops costs the kernel far
-    // more than one after them (device/scripts/probes/trace_store_probe.cu). Lane 0 stores
-    // them: the warp has reconverged after each op's branch, so every lane read the same clock.
+    // more than one after them (device/scripts/probes/trace_store_probe.cu). The warp's elected
+    // lane stores them: the warp has reconverged after each op's branch, so every lane read the
+    // same clock, and an `elected` run's words are already in that lane.
     if (words == 2) line(read_word("trace_clock64()", "begins"));
     open(fmt::format("if ({})", t.exec));
     emit_op_body(op, t);
@@ -85,15 +86,19 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
 // producer) share one branch, as a hand-written kernel has them: a clock read between them,
 // by the whole warp, split it in two, and the two branches and their reconvergence cost the
 // one-CTA TMA stream 12% on an H100 (traced with and without timing those two ops). The
-// running thread reads the clock after each op; after the branch its warp takes those words
-// from it, the other warps the clock they read once the branch is behind them.
+// running thread reads the clock after each op; after the branch the other warps take the
+// clock they read once the branch is behind them. An `elected` run's thread is the lane that
+// stores the warp's words, so its words stay where they are; a `thread N` run's are shuffled
+// from lane N % 32, which cost the one-CTA TMA stream 40% of its untraced time on an H100
+// (`bench executor-overhead --experiments`, TMASIM_TRACE_NO_SHFL).
 void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end) {
     const Threads t = threads_of(ops[begin]);
     const std::string name = fmt::format("trun_{}", ops[begin].id);
     line(fmt::format("// ops {} to {}: by {}, one branch", ops[begin].id, ops[end - 1].id, ops[begin].by.text()));
     current_op_ = &ops[begin];
     if (plan_.words(ops[begin]) == 2) line(read_word("trace_clock64()", "begins"));
-    line(fmt::format("unsigned {}[{}];", name, end - begin));
+    // Zeroed: a lane outside the branch must not hand the compiler an undefined value to fold.
+    line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
     open(fmt::format("if ({})", t.exec));
     for (size_t i = begin; i < end; ++i) {
         line(fmt::format("// op {}: {}", ops[i].id, to_string(ops[i].kind)));
@@ -103,7 +108,7 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
         const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
         if (plan_.words(ops[i]) > 0)
             line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
-                             is_load ? "read_clock64_after(load_sink)" : "trace_clock64()"));
+                             is_load ? "read_clock64_after(load_sink)" : "trace_clock64_in_branch()"));
     }
     close();
     line(fmt::format("const unsigned {}_after = (unsigned)trace_clock64();", name));
@@ -115,9 +120,10 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     for (size_t i = begin; i < end; ++i) {
         if (plan_.words(ops[i]) == 0) continue;
         current_op_ = &ops[i];
-        line(read_word(fmt::format("(({}) ? trace_take(warp_mask, {}[{}], {}) : {}_after)", t.warp_records, name,
-                                   i - begin, lane, name),
-                       "ends"));
+        const std::string own = ops[begin].by.kind == Selector::Kind::elected
+                                    ? fmt::format("{}[{}]", name, i - begin)
+                                    : fmt::format("trace_take(warp_mask, {}[{}], {})", name, i - begin, lane);
+        line(read_word(fmt::format("(({}) ? {} : {}_after)", t.warp_records, own, name), "ends"));
     }
 }
 
@@ -136,7 +142,7 @@ std::string KernelWriter::read_word(const std::string& clock, const char* what) 
 
 void KernelWriter::emit_word_stores() {
     if (pending_ == 0) return;
-    std::string stores = "if (lane == 0) {";
+    std::string stores = "if (lane == (int)leader_lane) {";
     for (int j = 0; j < pending_; ++j) {
         const int64_t index = segment_ - pending_ + j;
         stores += words_in_ == TraceWordsIn::shared ? fmt::format(" st_shared_u32(tw + {}u, tbuf[{}]);", 4 * index, j)

@@ -144,7 +144,7 @@ TEST_CASE("cluster ops generate the PTX forms of PTX 9.7.9 and 9.7.13", "[device
     const std::string sync = op_block(body, 3);
     CHECK(has(sync, "barrier_cluster_arrive_aligned();\n        barrier_cluster_wait_aligned();\n"
                     "        cluster_arrived = false;"));
-    CHECK(has(sync, "= (unsigned)read_clock64();  // op 3 ends"));
+    CHECK(has(sync, "= (unsigned)trace_clock64();  // op 3 ends"));
     CHECK(has(op_block(body, 20), "barrier_cluster_arrive_relaxed_aligned();\n        cluster_arrived = true;"));
     const std::string wait = op_block(body, 21);
     CHECK(has(wait, "if (!cluster_arrived) {"));

@@ -146,7 +146,7 @@ TEST_CASE("per-thread ops, cp.async and L2 prefetches compile for sm_90a", "[dev
     // The cp.async waits are timed like every op (the decoder calls them waits).
     for (const char* label : {"wait_one", "wait_all"}) {
         INFO(label);
-        CHECK(src.find(fmt::format("= (unsigned)read_clock64();  // op {} ends", op_id(s, label))) != std::string::npos);
+        CHECK(src.find(fmt::format("= (unsigned)trace_clock64();  // op {} ends", op_id(s, label))) != std::string::npos);
     }
 }
 

@@ -176,7 +176,7 @@ TEST_CASE("wgmma kernels store the D fragment and pin registers before wait_grou
     // wait_group (op 11), then the pins, then the clock read that ends it.
     const size_t wait = src.find("wgmma_wait_group_sync_aligned<0>();");
     REQUIRE(wait != std::string::npos);
-    const size_t clock = src.find("= (unsigned)read_clock64();  // op 11 ends", wait);
+    const size_t clock = src.find("= (unsigned)trace_clock64();  // op 11 ends", wait);
     REQUIRE(clock != std::string::npos);
     CHECK(src.find("wgmma_pin_register(wgacc0[r_]);", wait) < clock);
 }

@@ -2,6 +2,8 @@
 // every bench scenario at every level and every hand-written reference compile for sm_90a.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "device/bench_executor.h"
@@ -61,7 +63,7 @@ TEST_CASE("trace level none leaves no per-op clock read or store; entry and exit
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
     // The steady loop's four words, stored together before the pointer moves on.
-    CHECK(all.find("if (lane == 0) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
+    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
                    "st_global_u32(tw + 2, tbuf[2]); st_global_u32(tw + 3, tbuf[3]); }\n            tw += 4;") !=
           std::string::npos);
     // Segments: before the steady loop (13 words), its body (4), after it (8).
@@ -80,15 +82,21 @@ TEST_CASE("a timed barrier's clock read waits for the release: a __syncwarp come
             INFO(name << " at " << to_string(level) << (words_in == TraceWordsIn::shared ? ", words in shared" : ""));
             for (const char* barrier : {"barrier_sync_aligned_0();", "barrier_cluster_wait_aligned();"}) {
                 for (size_t at = src.find(barrier); at != std::string::npos; at = src.find(barrier, at + 1)) {
-                    const size_t clock = src.find("read_clock64()", at);
+                    const size_t clock = std::min(src.find("read_clock64()", at), src.find("trace_clock64()", at));
                     if (clock == std::string::npos) continue;  // the kernel's final barrier
                     const std::string between = src.substr(at, clock - at);
                     if (between.find("trace_exit(") != std::string::npos) continue;
-                    CHECK(between.find("__syncwarp(") != std::string::npos);
+                    CHECK(between.find("trace_after_barrier();") != std::string::npos);
                 }
             }
         }
     }
+    // ... which is a __syncwarp unless the benchmark's experiment leaves it out.
+    const std::string abi(kernel_abi_device_source());
+    const size_t fn = abi.find("void trace_after_barrier()");
+    REQUIRE(fn != std::string::npos);
+    const std::string body = abi.substr(fn, abi.find('}', fn) - fn);
+    CHECK(body.find("#if !defined(TMASIM_TRACE_NO_SYNCWARP)\n    __syncwarp(__activemask());") != std::string::npos);
 }
 
 TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]") {
