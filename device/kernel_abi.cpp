@@ -55,6 +55,8 @@ __device__ __forceinline__ unsigned long long trace_clock64() {
 __device__ __forceinline__ unsigned long long trace_clock64_in_branch() {
 #if defined(TMASIM_TRACE_NO_BRANCH_CLOCK)
     return 0ull;
+#elif defined(TMASIM_BRANCH_CLOCK32)
+    return read_clock32();
 #else
     return trace_clock64();
 #endif
@@ -174,7 +176,13 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
 #endif
     const unsigned long long start = read_clock64();
     const unsigned long long limit = 2ull * watchdog_ns;
+#if defined(TMASIM_WAIT_CLOCK_EVERY_16)  // the benchmark's experiment: the clock read every 16th probe
+    unsigned probes = 0;
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+        if ((++probes & 15u) != 0u) continue;
+#else
+    while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+#endif
         const unsigned long long now = read_clock64();
         if (now - start > limit) {
             const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);

@@ -105,8 +105,10 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
         open("");
         emit_op_body(ops[i], threads_of(ops[i]));
         close();
+        // The last op's end is the clock read after the branch: a read inside it, before the
+        // reconvergence, would only be a few cycles earlier (see the comment above).
         const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
-        if (plan_.words(ops[i]) > 0)
+        if (plan_.words(ops[i]) > 0 && (i + 1 < end || is_load))
             line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
                              is_load ? "read_clock64_after(load_sink)" : "trace_clock64_in_branch()"));
     }
@@ -120,6 +122,11 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     for (size_t i = begin; i < end; ++i) {
         if (plan_.words(ops[i]) == 0) continue;
         current_op_ = &ops[i];
+        const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
+        if (i + 1 == end && !is_load) {
+            line(read_word(fmt::format("{}_after", name), "ends"));
+            continue;
+        }
         const std::string own = ops[begin].by.kind == Selector::Kind::elected
                                     ? fmt::format("{}[{}]", name, i - begin)
                                     : fmt::format("trace_take(warp_mask, {}[{}], {})", name, i - begin, lane);
