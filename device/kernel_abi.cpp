@@ -156,6 +156,18 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
     __threadfence();
 }
 
+// mbarrier.wait's first probe, in the kernel. TMASIM_WAIT_SPIN_FIRST, the benchmark's
+// experiment, probes up to 64 times here, as a hand-written wait spins, before the call.
+__device__ __forceinline__ bool mbarrier_wait_parity_fast(unsigned bar, unsigned parity) {
+#if defined(TMASIM_WAIT_SPIN_FIRST)
+    for (int probe = 0; probe < 64; ++probe)
+        if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
+    return false;
+#else
+    return mbarrier_try_wait_parity_shared_cta_b64(bar, parity);
+#endif
+}
+
 // mbarrier.wait's retry loop, after a first try_wait probe (in the kernel) failed: probe
 // until the phase with `parity` completes or the watchdog expires. It reads only %clock64 (a
 // %globaltimer read in the loop delayed the wake-up: an H100 multicast stream ran 15% slower

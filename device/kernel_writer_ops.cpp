@@ -101,7 +101,7 @@ void KernelWriter::emit_wait(const Op& op) {
     const SharedAddr bar = barrier_addr(op.barrier, op);
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
     // The fast path is a probe and a branch not taken, as a hand-written wait's.
-    open(fmt::format("if (__builtin_expect(!mbarrier_try_wait_parity_shared_cta_b64({}, parity), 0))", bar.addr));
+    open(fmt::format("if (__builtin_expect(!mbarrier_wait_parity_fast({}, parity), 0))", bar.addr));
     line(fmt::format("const unsigned long long waited_ns = mbarrier_wait_parity_slow({}, parity, watchdog_ns, "
                      "entry_clock, entry_ns);",
                      bar.addr));

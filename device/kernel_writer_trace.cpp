@@ -69,12 +69,14 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
             emit_loop(ops[i++]);
             continue;
         }
+        // A run's ops after its first are all timed (one word each) or none is.
         size_t end = i + 1;
+        const int later_words = plan_.words(ops[i]) > 0 ? 1 : 0;
         if (joins_one_thread_run(ops[i]))
             while (end < ops.size() && joins_one_thread_run(ops[end]) && ops[end].by.kind == ops[i].by.kind &&
-                   ops[end].by.n == ops[i].by.n && plan_.words(ops[end]) == 1)
+                   ops[end].by.n == ops[i].by.n && plan_.words(ops[end]) == later_words)
                 ++end;
-        if (end - i >= 2 && plan_.words(ops[i]) > 0)
+        if (end - i >= 2)
             emit_one_thread_run(ops, i, end);
         else
             for (; i < end; ++i) emit_op(ops[i]);
@@ -96,6 +98,17 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     const std::string name = fmt::format("trun_{}", ops[begin].id);
     line(fmt::format("// ops {} to {}: by {}, one branch", ops[begin].id, ops[end - 1].id, ops[begin].by.text()));
     current_op_ = &ops[begin];
+    if (plan_.words(ops[begin]) == 0) {  // untimed: the ops in one branch, nothing else
+        open(fmt::format("if ({})", t.exec));
+        for (size_t i = begin; i < end; ++i) {
+            line(fmt::format("// op {}: {} (not timed)", ops[i].id, to_string(ops[i].kind)));
+            open("");
+            emit_op_body(ops[i], threads_of(ops[i]));
+            close();
+        }
+        close();
+        return;
+    }
     if (plan_.words(ops[begin]) == 2) line(read_word("trace_clock64()", "begins"));
     // Zeroed: a lane outside the branch must not hand the compiler an undefined value to fold.
     line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));

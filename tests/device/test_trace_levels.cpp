@@ -114,7 +114,7 @@ TEST_CASE("a wait reads the watchdog's timer only after a first probe failed", "
     const std::string src = generate_kernel_source(bench("tma_stream"), TraceLevel::none);
     // The kernel probes once; the retry loop (and its timer) is a function it calls after.
     const size_t kernel = src.find("extern \"C\" __global__");
-    const size_t probe = src.find("if (__builtin_expect(!mbarrier_try_wait_parity_shared_cta_b64(", kernel);
+    const size_t probe = src.find("if (__builtin_expect(!mbarrier_wait_parity_fast(", kernel);
     REQUIRE(probe != std::string::npos);
     CHECK(src.find("mbarrier_wait_parity_slow(", kernel) > probe);
     CHECK(src.find("read_clock64()", src.find("unsigned long long mbarrier_wait_parity_slow(")) <
