@@ -76,7 +76,8 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
             while (end < ops.size() && joins_one_thread_run(ops[end]) && ops[end].by.kind == ops[i].by.kind &&
                    ops[end].by.n == ops[i].by.n && plan_.words(ops[end]) == later_words)
                 ++end;
-        if (end - i >= 2)
+        const bool lone_elected = ops[i].by.kind == Selector::Kind::elected && plan_.words(ops[i]) > 0;
+        if (end - i >= 2 || (end - i == 1 && lone_elected && joins_one_thread_run(ops[i])))
             emit_one_thread_run(ops, i, end);
         else
             for (; i < end; ++i) emit_op(ops[i]);
@@ -88,65 +89,54 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
 // producer) share one branch, as a hand-written kernel has them: a clock read between them,
 // by the whole warp, split it in two, and the two branches and their reconvergence cost the
 // one-CTA TMA stream 12% on an H100 (traced with and without timing those two ops). The
-// running thread reads the clock after each op; after the branch the other warps take the
-// clock they read once the branch is behind them. An `elected` run's thread is the lane that
-// stores the warp's words, so its words stay where they are; a `thread N` run's are shuffled
-// from lane N % 32, which cost the one-CTA TMA stream 40% of its untraced time on an H100
-// (`bench executor-overhead --experiments`, TMASIM_TRACE_NO_SHFL).
+// running thread reads the clock after each op, inside the branch.
+// - `elected`: that thread is the lane that stores its warp's words, so its words stay where
+//   they are; the other warps' words for the ops they skip repeat their last word (`tlast`),
+//   so no clock is read after the branch. A shuffle of the words to lane 0 cost the one-CTA
+//   TMA stream 40% of its untraced time on an H100, a read after the branch (compiled to a
+//   uniform-register S2UR) another 10% (`bench executor-overhead --experiments`). A lone
+//   elected op is a run of one.
+// - `thread N`: the words are shuffled from lane N % 32 to the storing lane; the other warps
+//   read the clock after the branch.
 void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end) {
     const Threads t = threads_of(ops[begin]);
+    const bool elected = ops[begin].by.kind == Selector::Kind::elected;
     const std::string name = fmt::format("trun_{}", ops[begin].id);
     line(fmt::format("// ops {} to {}: by {}, one branch", ops[begin].id, ops[end - 1].id, ops[begin].by.text()));
     current_op_ = &ops[begin];
-    if (plan_.words(ops[begin]) == 0) {  // untimed: the ops in one branch, nothing else
-        open(fmt::format("if ({})", t.exec));
-        for (size_t i = begin; i < end; ++i) {
-            line(fmt::format("// op {}: {} (not timed)", ops[i].id, to_string(ops[i].kind)));
-            open("");
-            emit_op_body(ops[i], threads_of(ops[i]));
-            close();
-        }
-        close();
-        return;
-    }
+    const bool timed = plan_.words(ops[begin]) > 0;
     if (plan_.words(ops[begin]) == 2) line(read_word("trace_clock64()", "begins"));
     // Zeroed: a lane outside the branch must not hand the compiler an undefined value to fold.
-    line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
+    if (timed) line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
     open(fmt::format("if ({})", t.exec));
     for (size_t i = begin; i < end; ++i) {
-        line(fmt::format("// op {}: {}", ops[i].id, to_string(ops[i].kind)));
+        line(fmt::format("// op {}: {}{}", ops[i].id, to_string(ops[i].kind), timed ? "" : " (not timed)"));
         open("");
         emit_op_body(ops[i], threads_of(ops[i]));
         close();
-        // The last op's end is the clock read after the branch: a read inside it, before the
-        // reconvergence, would only be a few cycles earlier (see the comment above).
         const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
-        if (plan_.words(ops[i]) > 0 && (i + 1 < end || is_load))
+        if (timed)
             line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
                              is_load ? "read_clock64_after(load_sink)" : "trace_clock64_in_branch()"));
     }
     close();
-    line(fmt::format("const unsigned {}_after = (unsigned)trace_clock64();", name));
-    // The lane that ran the ops, in the warp that ran them (`elected`: elect.sync's lane).
-    const std::string lane = t.record_lane == "lane" ? (ops[begin].by.kind == Selector::Kind::elected
-                                                            ? std::string("(int)leader_lane")
-                                                            : std::to_string(ops[begin].by.n % 32))
-                                                      : t.record_lane;
-    for (size_t i = begin; i < end; ++i) {
-        if (plan_.words(ops[i]) == 0) continue;
-        current_op_ = &ops[i];
-        const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
-        if (i + 1 == end && !is_load) {
-            line(read_word(fmt::format("{}_after", name), "ends"));
-            continue;
+    if (!timed) return;
+    if (elected) {
+        for (size_t i = begin; i < end; ++i) {
+            current_op_ = &ops[i];
+            line(read_word(fmt::format("(({}) ? {}[{}] : tlast)", t.warp_records, name, i - begin), "ends"));
         }
-        const std::string own = ops[begin].by.kind == Selector::Kind::elected
-                                    ? fmt::format("{}[{}]", name, i - begin)
-                                    : fmt::format("trace_take(warp_mask, {}[{}], {})", name, i - begin, lane);
-        line(read_word(fmt::format("(({}) ? {} : {}_after)", t.warp_records, own, name), "ends"));
+        return;
+    }
+    line(fmt::format("const unsigned {}_after = (unsigned)trace_clock64();", name));
+    const std::string lane = t.record_lane == "lane" ? std::to_string(ops[begin].by.n % 32) : t.record_lane;
+    for (size_t i = begin; i < end; ++i) {
+        current_op_ = &ops[i];
+        line(read_word(fmt::format("(({}) ? trace_take(warp_mask, {}[{}], {}) : {}_after)", t.warp_records, name,
+                                   i - begin, lane, name),
+                       "ends"));
     }
 }
-
 
 void KernelWriter::advance_trace_words() {
     store_pending_words();
@@ -157,7 +147,7 @@ void KernelWriter::advance_trace_words() {
 std::string KernelWriter::read_word(const std::string& clock, const char* what) {
     if (pending_ == kMaxPendingWords) store_pending_words();
     ++segment_;
-    return fmt::format("tbuf[{}] = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
+    return fmt::format("tbuf[{}] = tlast = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
 }
 
 void KernelWriter::emit_word_stores() {
