@@ -88,16 +88,15 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
 // Ops one thread runs back to back (`elected`: the arrive_expect_tx and the copy of a
 // producer) share one branch, as a hand-written kernel has them: a clock read between them,
 // by the whole warp, split it in two, and the two branches and their reconvergence cost the
-// one-CTA TMA stream 12% on an H100 (traced with and without timing those two ops). The
-// running thread reads the clock after each op, inside the branch.
-// - `elected`: that thread is the lane that stores its warp's words, so its words stay where
-//   they are; the other warps' words for the ops they skip repeat their last word (`tlast`),
-//   so no clock is read after the branch. A shuffle of the words to lane 0 cost the one-CTA
-//   TMA stream 40% of its untraced time on an H100, a read after the branch (compiled to a
-//   uniform-register S2UR) another 10% (`bench executor-overhead --experiments`). A lone
-//   elected op is a run of one.
-// - `thread N`: the words are shuffled from lane N % 32 to the storing lane; the other warps
-//   read the clock after the branch.
+// one-CTA TMA stream 12% on an H100 (traced with and without timing those two ops).
+// - `elected`: the run is timed as a whole, by one clock read after the branch: the last op
+//   ends there, the ones before it end where the run began (they repeat the warp's last word,
+//   `tlast`). Each clock read inside the branch (compiled to a uniform-register S2UR before
+//   the copy's issue) cost the one-CTA TMA stream about 10% of its untraced time on an H100,
+//   a shuffle of the words to lane 0 40% (`bench executor-overhead --experiments`, 2026-11-26).
+//   The elected lane stores the warp's words, so nothing moves between lanes.
+// - `thread N`: the running thread reads the clock after each op; the words are shuffled
+//   from lane N % 32 to the storing lane, and the other warps read the clock after the branch.
 void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end) {
     const Threads t = threads_of(ops[begin]);
     const bool elected = ops[begin].by.kind == Selector::Kind::elected;
@@ -107,7 +106,7 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     const bool timed = plan_.words(ops[begin]) > 0;
     if (plan_.words(ops[begin]) == 2) line(read_word("trace_clock64()", "begins"));
     // Zeroed: a lane outside the branch must not hand the compiler an undefined value to fold.
-    if (timed) line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
+    if (timed && !elected) line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
     open(fmt::format("if ({})", t.exec));
     for (size_t i = begin; i < end; ++i) {
         line(fmt::format("// op {}: {}{}", ops[i].id, to_string(ops[i].kind), timed ? "" : " (not timed)"));
@@ -115,17 +114,21 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
         emit_op_body(ops[i], threads_of(ops[i]));
         close();
         const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
-        if (timed)
+        if (timed && !elected)
             line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
                              is_load ? "read_clock64_after(load_sink)" : "trace_clock64_in_branch()"));
     }
     close();
     if (!timed) return;
     if (elected) {
-        for (size_t i = begin; i < end; ++i) {
+        const Op& last = ops[end - 1];
+        const bool load_last = last.kind == OpKind::shared_load || last.kind == OpKind::global_load;
+        for (size_t i = begin; i + 1 < end; ++i) {
             current_op_ = &ops[i];
-            line(read_word(fmt::format("(({}) ? {}[{}] : tlast)", t.warp_records, name, i - begin), "ends"));
+            line(read_word("tlast", "ends (where the run began)"));
         }
+        current_op_ = &last;
+        line(read_word(load_last ? "read_clock64_after(load_sink)" : "trace_clock64()", "ends (the run's end)"));
         return;
     }
     line(fmt::format("const unsigned {}_after = (unsigned)trace_clock64();", name));

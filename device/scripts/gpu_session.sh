@@ -74,6 +74,28 @@ session() {
   done < <(find "$work/model" -name '*.jsonl' -print0 | sort -z)
   echo "$n_diffs diffs, $n_functional functional matches (hazard scenarios may differ by design)"
 
+  echo "== layouts at full chip, untraced (the tutorial's memcpy trends; traces/analysis/layout_trends.py)"
+  # Their traces hold 35 MB memory images each: what comes back is each trace's header and
+  # memory sizes (the kernel times and the bytes moved), as <name>.summary.json.
+  .gpu/tmasim run scenarios/catalog/layouts/full_chip --backend device --trace none -o "$work/full_chip" \
+    >"$work/logs/layouts_full_chip.txt" 2>&1
+  tail -1 "$work/logs/layouts_full_chip.txt"
+  mkdir -p "$rec/layouts_untraced"
+  python3 - "$work/full_chip" "$rec/layouts_untraced" <<'PY'
+import json, pathlib, sys
+for trace in sorted(pathlib.Path(sys.argv[1]).glob("*.jsonl")):
+    keep = []
+    for line in open(trace):
+        d = json.loads(line)
+        if d.get("type") == "header":
+            keep.append(d)
+        elif d.get("type") == "memory":
+            keep.append({k: d[k] for k in ("type", "space", "name", "size", "fnv1a64") if k in d})
+    with open(pathlib.Path(sys.argv[2]) / (trace.stem + ".summary.json"), "w") as out:
+        out.writelines(json.dumps(d) + "\n" for d in keep)
+PY
+  rm -rf "$work/full_chip"
+
   echo "== a device run right after the batch still works"
   local after=scenarios/catalog/guide/bulk_add_one_1d.yaml
   .gpu/tmasim run "$after" --backend device -o "$work/logs/after_batch.jsonl" >"$work/logs/after_batch.txt" 2>&1
@@ -85,7 +107,8 @@ session() {
   table=$(sed -n '/^scenario /,$p' "$work/logs/device_batch.txt")
   model_line=$(tail -1 "$work/logs/model_batch.txt")
   # Model traces stay behind: they can be made anywhere, and large tensors make them big.
-  tar -C "$out" -czf "$out/session.tar.gz" --exclude work/model recorded work
+  # (the traced full-chip layout runs hold 35 MB memory images: their diffs and table rows stay)
+  tar -C "$out" -czf "$out/session.tar.gz" --exclude work/model --exclude 'recorded/*/layouts/full_chip' recorded work
   rm -rf "$out/recorded" "$out/work"
 
   echo

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The layouts tutorial's memcpy trends at full chip: the model's throughput against the
-untraced device runs recorded under traces/recorded/<gpu>/layouts_untraced.
+untraced device runs recorded under traces/recorded/<gpu>/layouts_untraced (<name>.summary.json:
+the trace's header and memory records).
 
 For each scenario of scenarios/catalog/layouts/full_chip, run the model (the GPU's arch
 config, the kernel untraced) and print bytes read + written over the kernel span, beside the
@@ -51,7 +52,8 @@ with tempfile.TemporaryDirectory() as tmp:
         h, sizes = read_trace(out)
         model[h["scenario"]] = throughput(h, sizes, "kernel_span_ns")
 recorded = pathlib.Path("traces/recorded") / args.gpu / "layouts_untraced"
-for path in sorted(recorded.rglob("*.jsonl")) if recorded.exists() else []:
+# Each device run's header and memory sizes (device/scripts/gpu_session.sh keeps only those).
+for path in sorted(recorded.rglob("*.summary.json")) if recorded.exists() else []:
     h, sizes = read_trace(path)
     if h and "src" in sizes:
         device[h["scenario"]] = (throughput(h, sizes, "kernel_span_ns"), throughput(h, sizes, "kernel_time_ns"))
