@@ -107,8 +107,13 @@ PY
   table=$(sed -n '/^scenario /,$p' "$work/logs/device_batch.txt")
   model_line=$(tail -1 "$work/logs/model_batch.txt")
   # Model traces stay behind: they can be made anywhere, and large tensors make them big.
-  # (the traced full-chip layout runs hold 35 MB memory images: their diffs and table rows stay)
-  tar -C "$out" -czf "$out/session.tar.gz" --exclude work/model --exclude 'recorded/*/layouts/full_chip' recorded work
+  # Traces whose memory image passes 4 MB (the layouts' tensors of 8 MB, the full-chip ones)
+  # stay here: their table rows and diffs come back, the repository keeps small traces.
+  find "$rec" -name '*.jsonl.mem' -size +4M | sort | while IFS= read -r m; do
+    echo "left behind (memory image of $(du -h "$m" | cut -f1)): ${m#"$rec/"}" | tee -a "$work/logs/left_behind.txt"
+    rm -f "$m" "${m%.mem}"
+  done
+  tar -C "$out" -czf "$out/session.tar.gz" --exclude work/model recorded work
   rm -rf "$out/recorded" "$out/work"
 
   echo
