@@ -37,6 +37,7 @@ public:
     ~TempDir() {
         std::remove(file("trace.jsonl").c_str());
         std::remove(file("error.txt").c_str());
+        std::remove(file("provenance.txt").c_str());
         rmdir(path_.c_str());
     }
     std::string file(const std::string& name) const { return path_ + "/" + name; }
@@ -45,8 +46,15 @@ private:
     std::string path_;
 };
 
-[[noreturn]] void child_main(const Scenario& scenario, const DeviceOptions& options, const TempDir& dir) {
+[[noreturn]] void child_main(const Scenario& scenario, DeviceOptions options, const TempDir& dir) {
     int status = 0;
+    // What the parent needs for a readable trace if it has to kill this run (a hang the
+    // kernel's watchdog did not end): the GPU, its clock, driver and CUDA, and the timing.
+    options.on_provenance = [&dir](const Provenance& p) {
+        std::ofstream out(dir.file("provenance.txt"));
+        out << p.gpu << '\n' << p.sm_clock_mhz << '\n' << p.driver << '\n' << p.cuda << '\n';
+        for (const auto& [key, value] : p.extra) out << key << '=' << value << '\n';
+    };
     try {
         write_trace_file(run_device(scenario, options), dir.file("trace.jsonl"));
     } catch (const device::DeviceUnavailable& e) {
@@ -92,16 +100,20 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
                           "the device run did not finish within %.1f s (watchdog %.1f s + %.0f s grace); "
                           "its process was killed",
                           limit_s, options.watchdog_seconds, kDeviceGraceSeconds);
-            return synthetic_result(scenario, Outcome::hang, "device.wall_clock_limit", msg);
+            RunResult r = synthetic_result(scenario, Outcome::hang, "device.wall_clock_limit", msg);
+            apply_child_provenance(dir.file("provenance.txt"), r.provenance);
+            return r;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
 
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        return synthetic_result(scenario, Outcome::fault, "device.process_killed",
-                                "the device run's process died from signal " + std::to_string(sig) + " (" +
-                                    strsignal(sig) + ")");
+        RunResult r = synthetic_result(scenario, Outcome::fault, "device.process_killed",
+                                       "the device run's process died from signal " + std::to_string(sig) + " (" +
+                                           strsignal(sig) + ")");
+        apply_child_provenance(dir.file("provenance.txt"), r.provenance);
+        return r;
     }
     int code = WEXITSTATUS(status);
     if (code == kChildThrew || code == kChildUnavailable) {
@@ -135,6 +147,28 @@ RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string
     d.message = msg;
     r.diagnostics.push_back(d);
     return r;
+}
+
+void apply_child_provenance(const std::string& path, Provenance& p) {
+    std::ifstream in(path);
+    std::string gpu, clock, driver, cuda, line;
+    if (!std::getline(in, gpu) || !std::getline(in, clock) || !std::getline(in, driver) || !std::getline(in, cuda))
+        return;  // the child died before it knew its GPU: the trace says nothing of one
+    int mhz = 0;
+    try {
+        mhz = std::stoi(clock);
+    } catch (const std::exception&) {
+        return;
+    }
+    if (gpu.empty() || mhz <= 0) return;
+    p.gpu = gpu;
+    p.sm_clock_mhz = mhz;
+    p.driver = driver;
+    p.cuda = cuda;
+    while (std::getline(in, line)) {
+        const size_t eq = line.find('=');
+        if (eq != std::string::npos && eq > 0) p.extra[line.substr(0, eq)] = line.substr(eq + 1);
+    }
 }
 
 std::string slurp(const std::string& path) {

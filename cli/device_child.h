@@ -27,6 +27,11 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
 // scenario's provenance and one diagnostic with this outcome, rule and message.
 RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg);
 
+// The provenance a killed child left in `path` (GPU, SM clock, driver, CUDA, then
+// key=value lines of `extra`), copied into `p`; nothing when the file is missing or
+// incomplete (the child died before it opened the GPU).
+void apply_child_provenance(const std::string& path, Provenance& p);
+
 // A file's whole text ("" when it cannot be read).
 std::string slurp(const std::string& path);
 

@@ -145,6 +145,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
                {"watchdog_s", seconds_text(options.watchdog_seconds)},
                {"trace_level", to_string(options.trace)}};
     if (options.line_info) p.extra["line_info"] = "1";
+    if (options.on_provenance) options.on_provenance(p);
 
     KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace, words_in);
     launch.prepare(compiled.cubin);

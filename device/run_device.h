@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 // The device backend: run one scenario on the GPU in this process and return what
 // happened (outcome, diagnostics, trace events, final memory). The CLI calls it in a child
 // process so that a fault cannot take the batch down.
@@ -15,6 +16,9 @@ struct DeviceOptions {
     std::string cache_dir;          // cubin cache; "" = $TMASIM_CACHE_DIR or ~/.cache/tmasim
     TraceLevel trace = TraceLevel::all;  // which ops the kernel times (trace_level.h)
     bool line_info = false;         // NVRTC -lineinfo: what a compute-sanitizer run needs
+    // Called with the run's provenance (GPU, clock, driver, how it is timed) once it is known,
+    // before the kernel launches: a caller that may have to kill a hung run keeps it.
+    std::function<void(const Provenance&)> on_provenance;
 };
 
 // The provenance's `extra` says how the run was timed: `trace_level`, `kernel_time_ns` (CUDA
