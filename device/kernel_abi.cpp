@@ -205,6 +205,27 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     return 0ull;
 }
 
+// The untraced kernel's wait after a failed first probe: the retry loop, and on a timeout
+// the hang's report and the thread's exit, all here, so the kernel has no branch after the
+// call and no hang block per wait. With that block in the kernel the untraced multicast
+// stream ran 16% slower than by hand on an H100, and the one-CTA TMA stream 3-5%
+// (`bench executor-overhead --experiments`, TMASIM_WAIT_NO_WATCHDOG). The hang's details
+// come as arguments, computed only on this slow path. (A traced kernel keeps its hang block:
+// it stores the clock words it holds in registers first.)
+__device__ __noinline__ void mbarrier_wait_parity_or_exit(unsigned bar, unsigned parity, unsigned long long watchdog_ns,
+                                                          unsigned long long entry_clock, unsigned long long entry_ns,
+                                                          WarpTraceHeader* trace_hdr, unsigned long long start_clock,
+                                                          unsigned leader_lane, unsigned hang_word, DeviceStatus* st,
+                                                          int op, int niters, long long i0, long long i1, long long i2,
+                                                          long long i3, int barrier, int barrier_index) {
+    const unsigned long long waited_ns = mbarrier_wait_parity_slow(bar, parity, watchdog_ns, entry_clock, entry_ns);
+    if (waited_ns == 0ull) return;
+    trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, hang_word);
+    report_hang(st, op, (int)blockIdx.x, (int)(threadIdx.x >> 5), (int)(threadIdx.x & 31u), niters, i0, i1, i2, i3,
+                barrier, barrier_index, parity, waited_ns);
+    thread_exit();
+}
+
 // An array index computed at run time must stay inside the array: trap (a `fault` with
 // CUDA's message) rather than touch the neighbouring buffer.
 __device__ __forceinline__ long long checked_index(long long i, long long count) {

@@ -102,6 +102,14 @@ void KernelWriter::emit_wait(const Op& op) {
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
     // The fast path is a probe and a branch not taken, as a hand-written wait's.
     open(fmt::format("if (__builtin_expect(!mbarrier_wait_parity_fast({}, parity), 0))", bar.addr));
+    if (level_ == TraceLevel::none) {  // nothing in registers to store at a hang: the call does it all
+        line(fmt::format("mbarrier_wait_parity_or_exit({}, parity, watchdog_ns, entry_clock, entry_ns, trace_hdr, "
+                         "start_clock, leader_lane, (unsigned)(tw - tw_first) + {}u, status, {}, {}, it[0], it[1], "
+                         "it[2], it[3], {}, (int){});",
+                         bar.addr, segment_, op.id, loop_vars_.size(), bar.decl, bar.elem_index));
+        close();
+        return;
+    }
     line(fmt::format("const unsigned long long waited_ns = mbarrier_wait_parity_slow({}, parity, watchdog_ns, "
                      "entry_clock, entry_ns);",
                      bar.addr));

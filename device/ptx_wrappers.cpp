@@ -34,6 +34,11 @@ __device__ __forceinline__ unsigned long long read_clock64() {
     return c;
 }
 
+// PTX: exit;  sm_20 (a thread that stops at a hang, from inside a function)
+__device__ __forceinline__ void thread_exit() {
+    asm volatile("exit;" ::: "memory");
+}
+
 // PTX: mov.u32 d, %clock;  sm_20 (the benchmark's experiment TMASIM_BRANCH_CLOCK32)
 __device__ __forceinline__ unsigned read_clock32() {
     unsigned c;
@@ -349,6 +354,7 @@ const char* const kPtxWrapperNames[] = {
     "cvta_to_shared_u32",
     "read_clock64",
     "read_clock32",
+    "thread_exit",
     "read_clock64_after",
     "read_globaltimer",
     "elect_sync",
