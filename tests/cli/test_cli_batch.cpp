@@ -74,7 +74,7 @@ TEST_CASE("model batch over a directory: a wrong expectation fails the batch and
     CHECK_FALSE(fs::exists(traces + "/invalid"));
 }
 
-TEST_CASE("model batch of files that all meet their expectation exits 0; --diff-against adds columns",
+TEST_CASE("model batch of files that all meet their expectation exits 0, --diff-against adds columns",
           "[cli][batch][model]") {
     const std::string traces = scratch("batch-model-ok");
     auto first = run_cli(std::string("run ") + kBulkAddOne + " scenarios/catalog/hazards/tma_2d_missing_proxy_fence.yaml"
@@ -95,7 +95,7 @@ TEST_CASE("model batch of files that all meet their expectation exits 0; --diff-
     CHECK(again.out.find("memory") != std::string::npos);
 }
 
-TEST_CASE("a scenario that does not load is an error row; the batch goes on and exits 2", "[cli][batch][model]") {
+TEST_CASE("a scenario that does not load is an error row, the batch goes on and exits 2", "[cli][batch][model]") {
     const std::string bad = scratch("batch-bad/not_a_scenario.yaml");
     fs::create_directories(fs::path(bad).parent_path());
     tmasim_test::write_file(bad, "scenario: x\nlaunch: {block: 0}\n");

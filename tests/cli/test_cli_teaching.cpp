@@ -44,7 +44,7 @@ TEST_CASE("teach/08c: the fix says the fence is there but before the sync", "[cl
           std::string::npos);
 }
 
-TEST_CASE("explain: a known rule prints why and fix; an unknown one exits 2", "[cli][teach]") {
+TEST_CASE("explain: a known rule prints why and fix, an unknown one exits 2", "[cli][teach]") {
     const auto known = run_cli("explain race.early_pass");
     CHECK(known.code == 0);
     CHECK(known.out.find("fix:") != std::string::npos);

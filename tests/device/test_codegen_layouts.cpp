@@ -53,7 +53,7 @@ TEST_CASE("layout codegen: one instruction per vector, the model's width and cou
     }
 }
 
-TEST_CASE("layout codegen: broadcast copies do not store; convert_layout has its barriers", "[device][codegen][layouts]") {
+TEST_CASE("layout codegen: broadcast copies do not store, convert_layout has its barriers", "[device][codegen][layouts]") {
     const Scenario maps = tmasim::test::catalog("layouts/tutorial_maps.yaml");
     const std::string src = generate_kernel_source(maps);
     CHECK(op_code(maps, src, "store").find("const bool owner = (lane & 0) == 0 && (warp & 3) == 0;") != std::string::npos);

@@ -171,7 +171,7 @@ TEST_CASE("run_device refuses an sm_100 scenario on this machine's GPU before co
     FAIL("run_device ran an sm_100 scenario: only a Blackwell may, and none exists here");
 }
 
-TEST_CASE("the trace levels on the GPU: same bytes; none has no events, waits only the waits", "[device][gpu]") {
+TEST_CASE("the trace levels on the GPU: same bytes, none has no events, waits only the waits", "[device][gpu]") {
     const Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/tma_round_trip.yaml");
     std::map<TraceLevel, RunResult> runs;
     try {

@@ -192,7 +192,7 @@ TEST_CASE("a racecheck race between ops of one single thread is not compared", "
     CHECK(d[0].message.find("every op it names runs on one thread") != std::string::npos);
 }
 
-TEST_CASE("kernel lines map to the op whose code holds them; wrapper lines through device frames",
+TEST_CASE("kernel lines map to the op whose code holds them, wrapper lines through device frames",
           "[sanitizer]") {
     const Scenario s = load_scenario_file((kSource / "scenarios/catalog/races/shared_raw_no_barrier.yaml").string());
     const std::string source = generate_kernel_source(s);

@@ -36,7 +36,7 @@ size_t count(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("trace level none leaves no per-op clock read or store; entry and exit keep theirs", "[device][codegen]") {
+TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit keep theirs", "[device][codegen]") {
     // The benchmark's scale: 512 tiles, so the steady loop stays a loop (the others, 4
     // iterations each, are written out).
     const Scenario s = bench("tma_stream", 508);
@@ -51,14 +51,20 @@ TEST_CASE("trace level none leaves no per-op clock read or store; entry and exit
     // The ops themselves are all there: 4 written-out prologue copies and the steady loop's.
     CHECK(count(none, "mbarrier_arrive_expect_tx_shared_cta_b64(") == 4 + 1);
     CHECK(count(none, "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(") == 4 + 1);
-    CHECK(count(none, "mbarrier_try_wait_parity_shared_cta_b64(") == 1 + 4);
+    // Each wait's first probe, and the one call that retries (and reports a hang) after it.
+    CHECK(count(none, "mbarrier_wait_parity_fast(") == 1 + 4);
+    CHECK(count(none, "mbarrier_wait_parity_or_exit(") == 1 + 4);
+    CHECK(count(none, "report_hang(") == 0);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
-    // One clock read per op instance written (every op follows a timed one: no begin reads),
-    // one store each, by lane 0, at the end of each segment between loop boundaries.
-    const size_t reads = count(all, " ends\n");
+    // One word per op instance written (every op follows a timed one: no begin reads), one
+    // store each, by the elected lane, at the end of each segment between loop boundaries. An
+    // elected run's first op repeats the word before it; the run's clock is read after it.
+    const size_t reads = count(all, " ends\n") + count(all, " ends (the run's end)\n");
+    const size_t repeats = count(all, " ends (where the run began)\n");
     CHECK(count(all, "  // op 1 ends") == 4);  // the inits, written out
-    CHECK(reads == 4 + 1 + 8 + 4 + 8);  // inits, sync, prologue, the steady body, the drain
+    CHECK(reads == 4 + 1 + 4 + 3 + 8);  // inits, sync, the prologue's 4 runs, the steady body, the drain
+    CHECK(repeats == 4 + 1);                // the prologue's and the steady loop's arrive_expect_tx
     // The elected arrive_expect_tx and copy share one branch: the prologue's 4 and the steady loop's.
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);

@@ -52,7 +52,7 @@ TEST_CASE("cluster barrier: a second arrive before the wait is flagged, and drop
     CHECK(b.wait_target(0) == 1);
 }
 
-TEST_CASE("cluster barrier: exited threads are not waited for; a wait without an arrive never passes", "[model][cluster]") {
+TEST_CASE("cluster barrier: exited threads are not waited for, a wait without an arrive never passes", "[model][cluster]") {
     ClusterBarrier b(3);
     // Agent 2 waits without arriving: it waits for phase 0, which needs its own arrival.
     CHECK(b.wait_target(2) == 0);
@@ -101,7 +101,7 @@ TEST_CASE("cluster clock: release/acquire and barrier edges, copy on write", "[m
     CHECK_FALSE(c.knows(3, 0, w2));
 }
 
-TEST_CASE("ctaMask: bit i is rank i; bits at or above the cluster size name no CTA", "[model][cluster][multicast]") {
+TEST_CASE("ctaMask: bit i is rank i, bits at or above the cluster size name no CTA", "[model][cluster][multicast]") {
     auto both = decode_cta_mask(0b11, 2);
     CHECK(both.ranks == std::vector<int>{0, 1});
     CHECK(both.outside.empty());
@@ -116,7 +116,7 @@ TEST_CASE("ctaMask: bit i is rank i; bits at or above the cluster size name no C
     CHECK(decode_cta_mask(0, 8).ranks.empty());
 }
 
-TEST_CASE("st.async: each store credits its own CTA's barrier; a barrier elsewhere is undefined", "[model][cluster][st_async]") {
+TEST_CASE("st.async: each store credits its own CTA's barrier, a barrier elsewhere is undefined", "[model][cluster][st_async]") {
     StAsyncBatch b;
     CHECK(b.add({0, 1, 1, 0, 4}));
     CHECK(b.add({1, 1, 1, 4, 4}));

@@ -57,7 +57,7 @@ double per_cta_bytes_per_cycle(int ctas, int tiles) {
 
 }  // namespace
 
-TEST_CASE("a full chip of streaming CTAs shares HBM; one CTA does not feel it", "[model][dram]") {
+TEST_CASE("a full chip of streaming CTAs shares HBM, one CTA does not feel it", "[model][dram]") {
     const auto& tp = model::ArchConfig::load_named("h200", ModelOptions().arch_dir).timing();
     const double one = per_cta_bytes_per_cycle(1, 32);
     const double full = per_cta_bytes_per_cycle(132, 32);

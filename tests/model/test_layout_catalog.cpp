@@ -74,7 +74,7 @@ TEST_CASE("layouts: the 1-D memcpy copies under its mask, with the tutorial's se
     }
 }
 
-TEST_CASE("layouts: transposed views cost 32 sectors per request; the fixed layout 4", "[model][layouts]") {
+TEST_CASE("layouts: transposed views cost 32 sectors per request, the fixed layout 4", "[model][layouts]") {
     for (const auto& [file, per_request] : std::vector<std::pair<std::string, int64_t>>{
              {"memcpy_2d_rows", 4}, {"memcpy_2d_transposed", 32}, {"memcpy_2d_transposed_fixed", 4}}) {
         INFO(file);
@@ -95,7 +95,7 @@ TEST_CASE("layouts: transposed views cost 32 sectors per request; the fixed layo
     }
 }
 
-TEST_CASE("layouts: the in/out copy transposes through shared memory; swizzling removes the conflicts", "[model][layouts]") {
+TEST_CASE("layouts: the in/out copy transposes through shared memory, swizzling removes the conflicts", "[model][layouts]") {
     for (const std::string file : {"memcpy_2d_inout", "memcpy_2d_inout_swizzled"}) {
         INFO(file);
         const Scenario s = catalog("layouts/" + file + ".yaml");

@@ -42,7 +42,7 @@ TEST_CASE("proxy: issuer fences before the sync: error", "[model][proxy]") {
     CHECK(v->last_byte == 7);
 }
 
-TEST_CASE("proxy: no fence at all: error; unwritten and other bytes are fine", "[model][proxy]") {
+TEST_CASE("proxy: no fence at all: error, unwritten and other bytes are fine", "[model][proxy]") {
     ProxyTracker p = two_writers();
     p.cta_sync({0, 1, 2, 3});
     auto v = p.check_async_read(0, 0, 64);

@@ -92,10 +92,10 @@ TEST_CASE("races: race.cp_async_waw at cp.async, by the same thread or another w
     check_clean("races/cp_async_waw_waited.yaml");
 }
 
-TEST_CASE("warpspec: the producer/consumer ring with named barriers is clean; each missing barrier is reported",
+TEST_CASE("warpspec: the producer/consumer ring with named barriers is clean, each missing barrier is reported",
           "[model][race][catalog][named_barrier]") {
     check_clean("warpspec/ring_named_barriers.yaml");
-    check_one_race({"warpspec/no_params_barrier.yaml", "race.shared_raw", "read_params", "write_params", "352", "0",
+    check_one_race({"warpspec/no_params_barrier.yaml", "race.shared_raw", "read_params", "write_params", "320", "0",
                     "0..3"});
     {
         const Scenario s = catalog("warpspec/no_exchange_barrier.yaml");

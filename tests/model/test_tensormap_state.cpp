@@ -220,7 +220,7 @@ TEST_CASE("tensormap staged copy: writes a reader has not synchronised with", "[
     CHECK(m.latest().version == 2);
 }
 
-TEST_CASE("tensormap states: descriptor keys change with each write; in-flight reads", "[model][tensormap]") {
+TEST_CASE("tensormap states: descriptor keys change with each write, in-flight reads", "[model][tensormap]") {
     Scenario s;
     s.globals = {tensor("A", DType::i32, {16, 64}), tensor("B", DType::i32, {16, 64})};
     TensorMap g = map_over(s.globals[0], {16, 64});

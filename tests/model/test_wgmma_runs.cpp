@@ -259,7 +259,7 @@ TEST_CASE("wgmma: generic operand writes need the proxy fence of every issuing t
     }
 }
 
-TEST_CASE("wgmma timing: mmas queue on the warp's tensor core; wait_group resumes after the last", "[model][wgmma]") {
+TEST_CASE("wgmma timing: mmas queue on the warp's tensor core, wait_group resumes after the last", "[model][wgmma]") {
     // A copy of the h200 config with a near-zero probe and a slow tensor core, so that the
     // second mma queues behind the first.
     namespace fs = std::filesystem;

@@ -92,7 +92,7 @@ TEST_CASE("wgmma results reach the registers only when wait_group retires their 
     CHECK(s.pending_groups(2) == 0);
 }
 
-TEST_CASE("wgmma groups retire in commit order; empty groups are allowed", "[model][wgmma]") {
+TEST_CASE("wgmma groups retire in commit order, empty groups are allowed", "[model][wgmma]") {
     WgmmaState s(accumulators());
     s.commit(0);  // an empty group
     s.issue(0, mma(1, "d", 8, 1.0f, 100));

@@ -175,7 +175,7 @@ TEST_CASE("layouts: the 1-D memcpy's vector widths follow the tutorial's LDG tab
     }
 }
 
-TEST_CASE("layouts: a transposed view is not coalesced; the fixed layout is", "[scenarios][layouts]") {
+TEST_CASE("layouts: a transposed view is not coalesced, the fixed layout is", "[scenarios][layouts]") {
     // input.T of a [32768, 65536] f32 tensor: strides (1, 65536). The row layout reads
     // one element per row: 32 sectors per request; the fixed layout 4.
     const auto transposed = [](const Coords& c) { return c[0] * 1 + c[1] * 65536; };

@@ -66,7 +66,7 @@ TEST_CASE("diff: a hazard against another model run, or against a device hang, s
     CHECK_FALSE(diff_traces(sample_run(), hung).functional_match());
 }
 
-TEST_CASE("diff: bytes of the buffer a race names may differ; others still count", "[traces][diff]") {
+TEST_CASE("diff: bytes of the buffer a race names may differ, others still count", "[traces][diff]") {
     RunResult device = device_run();
     device.memory[1].bytes[2] ^= 0xff;  // shared `tile`, the race's buffer
     DiffReport raced = diff_traces(sample_run(), device);

@@ -129,7 +129,7 @@ TEST_CASE("hex round trips and rejects non-hex", "[traces]") {
     CHECK_FALSE(from_hex("abc"));
 }
 
-TEST_CASE("an image of kSidecarMinBytes goes to the sidecar; the trace is version 2 and reads back", "[traces]") {
+TEST_CASE("an image of kSidecarMinBytes goes to the sidecar, the trace is version 2 and reads back", "[traces]") {
     RunResult r = sample_run();
     std::vector<uint8_t> big(kSidecarMinBytes);
     for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 7 + 3);
