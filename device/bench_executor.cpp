@@ -124,10 +124,9 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     };
     if (o.experiments) {
         for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_CLOCK_NO_CLOBBER",
-                                   "TMASIM_TRACE_NO_SYNCWARP", "TMASIM_TRACE_NO_BRANCH_CLOCK", "TMASIM_BRANCH_CLOCK32",
-                                   "TMASIM_WAIT_CLOCK_EVERY_16"})
+                                   "TMASIM_TRACE_NO_SYNCWARP", "TMASIM_TRACE_NO_BRANCH_CLOCK"})
             add_variant(define, true);
-        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG", "TMASIM_WAIT_CLOCK_EVERY_16", "TMASIM_WAIT_SPIN_FIRST"}) add_variant(define, false);
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
     }
     for (int i = 0; i < o.warmup; ++i)
         for (Variant& v : variants) v.run();

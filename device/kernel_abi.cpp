@@ -41,9 +41,9 @@ struct WarpTraceHeader {
 
 // The pieces of an op's timing, each with the benchmark's experiment that leaves it out
 // (`tmasim bench executor-overhead --experiments`, timing only: the words are then wrong):
-// the clock read (TMASIM_TRACE_NO_CLOCK), the shuffle that hands a one-thread run's words to
-// its warp (TMASIM_TRACE_NO_SHFL), and the __syncwarp that holds a clock read after a barrier
-// until the barrier released (TMASIM_TRACE_NO_SYNCWARP).
+// the clock read (TMASIM_TRACE_NO_CLOCK) and the __syncwarp that holds a clock read after a
+// barrier until the barrier released (TMASIM_TRACE_NO_SYNCWARP). A `thread N` run's words
+// are shuffled to the storing lane (trace_take).
 __device__ __forceinline__ unsigned long long trace_clock64() {
 #if defined(TMASIM_TRACE_NO_CLOCK)
     return 0ull;
@@ -55,20 +55,12 @@ __device__ __forceinline__ unsigned long long trace_clock64() {
 __device__ __forceinline__ unsigned long long trace_clock64_in_branch() {
 #if defined(TMASIM_TRACE_NO_BRANCH_CLOCK)
     return 0ull;
-#elif defined(TMASIM_BRANCH_CLOCK32)
-    return read_clock32();
 #else
     return trace_clock64();
 #endif
 }
 __device__ __forceinline__ unsigned trace_take(unsigned mask, unsigned word, int from_lane) {
-#if defined(TMASIM_TRACE_NO_SHFL)
-    (void)mask;
-    (void)from_lane;
-    return word;
-#else
     return __shfl_sync(mask, word, from_lane);
-#endif
 }
 __device__ __forceinline__ void trace_after_barrier() {
 #if !defined(TMASIM_TRACE_NO_SYNCWARP)
@@ -156,16 +148,10 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
     __threadfence();
 }
 
-// mbarrier.wait's first probe, in the kernel. TMASIM_WAIT_SPIN_FIRST, the benchmark's
-// experiment, probes up to 64 times here, as a hand-written wait spins, before the call.
+// mbarrier.wait's first probe, in the kernel: as a hand-written wait's (spinning up to 64
+// probes here before the call made the one-CTA TMA stream 19% slower on an H100).
 __device__ __forceinline__ bool mbarrier_wait_parity_fast(unsigned bar, unsigned parity) {
-#if defined(TMASIM_WAIT_SPIN_FIRST)
-    for (int probe = 0; probe < 64; ++probe)
-        if (mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) return true;
-    return false;
-#else
     return mbarrier_try_wait_parity_shared_cta_b64(bar, parity);
-#endif
 }
 
 // mbarrier.wait's retry loop, after a first try_wait probe (in the kernel) failed: probe
@@ -188,13 +174,7 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
 #endif
     const unsigned long long start = read_clock64();
     const unsigned long long limit = 2ull * watchdog_ns;
-#if defined(TMASIM_WAIT_CLOCK_EVERY_16)  // the benchmark's experiment: the clock read every 16th probe
-    unsigned probes = 0;
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
-        if ((++probes & 15u) != 0u) continue;
-#else
-    while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
-#endif
         const unsigned long long now = read_clock64();
         if (now - start > limit) {
             const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);

@@ -39,13 +39,6 @@ __device__ __forceinline__ void thread_exit() {
     asm volatile("exit;" ::: "memory");
 }
 
-// PTX: mov.u32 d, %clock;  sm_20 (the benchmark's experiment TMASIM_BRANCH_CLOCK32)
-__device__ __forceinline__ unsigned read_clock32() {
-    unsigned c;
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(c) :: "memory");
-    return c;
-}
-
 // PTX: setp.eq.u32 p, v, K; @p mov.u64 d, %clock64; @!p mov.u64 d, %clock64;  sm_20
 // The clock read that ends a load: both arms read the clock, but each is predicated on a
 // test of the loaded value, so the read cannot issue before the data arrived. A plain read
@@ -353,7 +346,6 @@ std::string_view ptx_wrappers_source() {
 const char* const kPtxWrapperNames[] = {
     "cvta_to_shared_u32",
     "read_clock64",
-    "read_clock32",
     "thread_exit",
     "read_clock64_after",
     "read_globaltimer",
