@@ -76,8 +76,7 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
             while (end < ops.size() && joins_one_thread_run(ops[end]) && ops[end].by.kind == ops[i].by.kind &&
                    ops[end].by.n == ops[i].by.n && plan_.words(ops[end]) == later_words)
                 ++end;
-        const bool lone_elected = ops[i].by.kind == Selector::Kind::elected && plan_.words(ops[i]) > 0;
-        if (end - i >= 2 || (end - i == 1 && lone_elected && joins_one_thread_run(ops[i])))
+        if (end - i >= 2)
             emit_one_thread_run(ops, i, end);
         else
             for (; i < end; ++i) emit_op(ops[i]);
