@@ -18,11 +18,13 @@
 //     its box and element stride ignored (it is bounds-checked like the others);
 //   - the box is dense in shared memory over those units, then swizzled as usual; loads
 //     fill out-of-bounds units and credit every byte; a store writes back the same places.
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "model/state/tensormap_state_fields.h"
+#include "model/copy/swizzle_address.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
@@ -77,6 +79,28 @@ public:
 private:
     // Global element index of box element k at `coords`, or -1 when out of bounds.
     int64_t global_element(int64_t k, const std::vector<int64_t>& coords) const;
+    // Calls f(k, global_element(k, coords)) for every box element k in order, a row of the
+    // innermost dimension at a time instead of dividing k per element (a full-chip run moves
+    // a hundred million elements).
+    template <class F>
+    void for_each_element(const std::vector<int64_t>& coords, F&& f) const;
+    // Calls f(box_byte, smem_byte, run) for the 16-byte chunks of a box of `bytes` at
+    // `smem_offset` (swizzling permutes whole chunks), so bytes move a chunk at a time; false,
+    // calling nothing, when some byte would leave a shared memory of `smem_size` bytes.
+    template <class F>
+    bool for_each_smem_chunk(int64_t smem_offset, int64_t bytes, size_t smem_size, F&& f) const {
+        if (bytes <= 0) return true;
+        const auto [first, last] = swizzled_span(swizzle_, smem_offset, bytes);
+        // Chunks stay inside their 128-byte line, so the span bounds every swizzled address.
+        if (smem_offset < 0 || first < 0 || last >= static_cast<int64_t>(smem_size)) return false;
+        for (int64_t b = 0; b < bytes;) {
+            const int64_t addr = smem_offset + b;
+            const int64_t run = std::min<int64_t>(16 - addr % 16, bytes - b);
+            f(b, swizzled_address(swizzle_, addr), static_cast<size_t>(run));
+            b += run;
+        }
+        return true;
+    }
     // An out-of-bounds box element: every data element of it (an interleave unit holds several).
     void fill_oob(uint8_t* element) const {
         for (int64_t b = 0; b < elem_bytes_; b += dtype_size(type_)) fill_oob_element(element + b, type_, fill_);
@@ -91,5 +115,42 @@ private:
     Swizzle swizzle_ = Swizzle::none;
     OobFill fill_ = OobFill::zero;
 };
+
+template <class F>
+void TensorCopy::for_each_element(const std::vector<int64_t>& coords, F&& f) const {
+    const size_t rank = extent_.size();
+    const int64_t n = box_elements();
+    if (n <= 0) return;
+    if (rank == 0 || coords.size() < rank) {  // the element-wise path (it throws on short coords)
+        for (int64_t k = 0; k < n; ++k) f(k, global_element(k, coords));
+        return;
+    }
+    const size_t inner = rank - 1;
+    std::vector<int64_t> at(rank, 0);  // the outer dimensions' box indices
+    int64_t k = 0;
+    for (;;) {
+        bool outer_in = true;
+        int64_t base = 0;
+        for (size_t d = 0; d < inner; ++d) {
+            const int64_t c = coords[d] + at[d] * stride_[d];
+            if (c < 0 || c >= shape_[d]) {
+                outer_in = false;
+                break;
+            }
+            base += c * index_stride_[d];
+        }
+        for (int64_t j = 0; j < extent_[inner]; ++j, ++k) {
+            const int64_t c = coords[inner] + j * stride_[inner];
+            f(k, outer_in && c >= 0 && c < shape_[inner] ? base + c * index_stride_[inner] : int64_t{-1});
+        }
+        size_t d = inner;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++at[d] < extent_[d]) break;
+            at[d] = 0;
+        }
+    }
+}
 
 }  // namespace tmasim::model

@@ -10,8 +10,10 @@ int AsyncWriteRegistry::add(const AsyncWrite& w) {
 }
 
 void AsyncWriteRegistry::landed(int id, uint32_t agent_time) {
-    for (auto& [i, w] : writes_)
-        if (i == id) w.landed = agent_time;
+    // Ids are unique and ascending in the list (issue order; pruning keeps the order).
+    auto it = std::lower_bound(writes_.begin(), writes_.end(), id,
+                               [](const std::pair<int, AsyncWrite>& e, int wanted) { return e.first < wanted; });
+    if (it != writes_.end() && it->first == id) it->second.landed = agent_time;
 }
 
 void AsyncWriteRegistry::attach_barrier(int thread, int barrier) {
