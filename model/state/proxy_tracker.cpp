@@ -48,7 +48,16 @@ void ProxyTracker::fence_proxy_async(int thread) {
 }
 
 void ProxyTracker::join(VectorClock& into, const VectorClock& from) {
-    for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
+    if (&into == &from) return;
+    // Eight entries at a time through unaliased pointers, which -O2 turns into vector
+    // max instructions: a CTA sync joins every thread's clock of every agent.
+    uint32_t* __restrict to = into.data();
+    const uint32_t* __restrict add = from.data();
+    const size_t n = into.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (size_t j = 0; j < 8; ++j) to[i + j] = std::max(to[i + j], add[i + j]);
+    for (; i < n; ++i) to[i] = std::max(to[i], add[i]);
 }
 
 void ProxyTracker::cta_sync(const std::vector<int>& threads) {
