@@ -81,12 +81,13 @@ std::vector<int64_t> TensorCopy::global_elements(const std::vector<int64_t>& coo
 std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& global,
                                                const std::vector<int64_t>& coords) const {
     std::vector<uint8_t> box(box_bytes());
-    for_each_element(coords, [&](int64_t k, int64_t g) {
+    for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
         uint8_t* out = box.data() + k * elem_bytes_;
-        if (g < 0)
-            fill_oob(out);
-        else
-            std::memcpy(out, global.data() + g * elem_bytes_, elem_bytes_);
+        if (g >= 0) {
+            std::memcpy(out, global.data() + g * elem_bytes_, static_cast<size_t>(n * elem_bytes_));
+            return;
+        }
+        for (int64_t i = 0; i < n; ++i) fill_oob(out + i * elem_bytes_);
     });
     return box;
 }
@@ -119,11 +120,11 @@ int64_t TensorCopy::scatter_global(const std::vector<uint8_t>& box,
                                    const std::vector<int64_t>& coords,
                                    std::vector<uint8_t>& global) const {
     int64_t skipped = 0;
-    for_each_element(coords, [&](int64_t k, int64_t g) {
+    for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
         if (g < 0)
-            ++skipped;
+            skipped += n;
         else
-            std::memcpy(global.data() + g * elem_bytes_, box.data() + k * elem_bytes_, elem_bytes_);
+            std::memcpy(global.data() + g * elem_bytes_, box.data() + k * elem_bytes_, static_cast<size_t>(n * elem_bytes_));
     });
     return skipped;
 }
@@ -134,10 +135,10 @@ std::pair<int64_t, int64_t> TensorCopy::smem_span(int64_t smem_offset) const {
 
 std::pair<int64_t, int64_t> TensorCopy::global_span(const std::vector<int64_t>& coords) const {
     int64_t lo = -1, hi = -1;
-    for_each_element(coords, [&](int64_t, int64_t g) {
+    for_each_run(coords, [&](int64_t, int64_t g, int64_t n) {
         if (g < 0) return;
         if (lo < 0 || g < lo) lo = g;
-        hi = std::max(hi, g);
+        hi = std::max(hi, g + n - 1);
     });
     if (lo < 0) return {0, -1};
     return {lo * elem_bytes_, hi * elem_bytes_ + elem_bytes_ - 1};

@@ -84,6 +84,23 @@ private:
     // a hundred million elements).
     template <class F>
     void for_each_element(const std::vector<int64_t>& coords, F&& f) const;
+    // Calls f(k, g, n) for runs of n box elements k.. that sit at consecutive global
+    // elements g.. (g -1: n out-of-bounds elements), so a row moves with one memcpy.
+    template <class F>
+    void for_each_run(const std::vector<int64_t>& coords, F&& f) const {
+        int64_t first_k = 0, first_g = 0, n = 0;
+        for_each_element(coords, [&](int64_t k, int64_t g) {
+            if (n > 0 && (first_g < 0 ? g < 0 : g == first_g + n)) {
+                ++n;
+                return;
+            }
+            if (n > 0) f(first_k, first_g, n);
+            first_k = k;
+            first_g = g;
+            n = 1;
+        });
+        if (n > 0) f(first_k, first_g, n);
+    }
     // Calls f(box_byte, smem_byte, run) for the 16-byte chunks of a box of `bytes` at
     // `smem_offset` (swizzling permutes whole chunks), so bytes move a chunk at a time; false,
     // calling nothing, when some byte would leave a shared memory of `smem_size` bytes.

@@ -1,6 +1,7 @@
 #include "model/state/proxy_tracker.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -37,6 +38,12 @@ uint32_t ProxyTracker::tick(int agent) {
     uint32_t t = ++clock_.at(agent);
     known_[agent][agent] = t;
     return t;
+}
+
+uint32_t ProxyTracker::least_known(int agent) const {
+    uint32_t least = std::numeric_limits<uint32_t>::max();
+    for (int t = 0; t < threads_; ++t) least = std::min(least, known_[static_cast<size_t>(t)].at(static_cast<size_t>(agent)));
+    return least;
 }
 
 void ProxyTracker::cp_async_waited(int thread, uint32_t time) {

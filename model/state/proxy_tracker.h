@@ -49,6 +49,8 @@ public:
     // Advances an agent's clock (one asynchronous write or signal) and returns the time.
     uint32_t advance(int agent) { return tick(agent); }
     uint32_t time_of(int agent) const { return clock_.at(agent); }
+    // The least time of `agent` any thread of the CTA has synchronised with.
+    uint32_t least_known(int agent) const;
     // Whether `thread` has synchronised with `agent` at `time` or later.
     bool knows(int thread, int agent, uint32_t time) const { return known_.at(thread).at(agent) >= time; }
     // The thread's cp.async wait covered its copies landed up to agent time `time`: a
