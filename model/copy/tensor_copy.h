@@ -85,22 +85,11 @@ private:
     template <class F>
     void for_each_element(const std::vector<int64_t>& coords, F&& f) const;
     // Calls f(k, g, n) for runs of n box elements k.. that sit at consecutive global
-    // elements g.. (g -1: n out-of-bounds elements), so a row moves with one memcpy.
+    // elements g.. (g -1: n out-of-bounds elements), so a row, or a box of whole rows, moves
+    // with one memcpy. Where the innermost dimension is dense, a row's runs come from its
+    // bounds, not from each element.
     template <class F>
-    void for_each_run(const std::vector<int64_t>& coords, F&& f) const {
-        int64_t first_k = 0, first_g = 0, n = 0;
-        for_each_element(coords, [&](int64_t k, int64_t g) {
-            if (n > 0 && (first_g < 0 ? g < 0 : g == first_g + n)) {
-                ++n;
-                return;
-            }
-            if (n > 0) f(first_k, first_g, n);
-            first_k = k;
-            first_g = g;
-            n = 1;
-        });
-        if (n > 0) f(first_k, first_g, n);
-    }
+    void for_each_run(const std::vector<int64_t>& coords, F&& f) const;
     // Calls f(box_byte, smem_byte, run) for the 16-byte chunks of a box of `bytes` at
     // `smem_offset` (swizzling permutes whole chunks), so bytes move a chunk at a time; false,
     // calling nothing, when some byte would leave a shared memory of `smem_size` bytes.
@@ -132,6 +121,61 @@ private:
     Swizzle swizzle_ = Swizzle::none;
     OobFill fill_ = OobFill::zero;
 };
+
+template <class F>
+void TensorCopy::for_each_run(const std::vector<int64_t>& coords, F&& f) const {
+    int64_t first_k = 0, first_g = 0, n = 0;
+    auto add = [&](int64_t k, int64_t g, int64_t count) {
+        if (count <= 0) return;
+        if (n > 0 && (first_g < 0 ? g < 0 : g >= 0 && g == first_g + n)) {
+            n += count;
+            return;
+        }
+        if (n > 0) f(first_k, first_g, n);
+        first_k = k;
+        first_g = g;
+        n = count;
+    };
+    const size_t rank = extent_.size();
+    const bool dense_rows = rank > 0 && coords.size() >= rank && stride_[rank - 1] == 1 && index_stride_[rank - 1] == 1;
+    if (!dense_rows) {
+        for_each_element(coords, [&](int64_t k, int64_t g) { add(k, g, 1); });
+    } else {
+        const size_t inner = rank - 1;
+        const int64_t width = extent_[inner], c0 = coords[inner];
+        // The row's in-bounds box columns [lo, hi).
+        const int64_t lo = std::min(width, std::max<int64_t>(0, -c0));
+        const int64_t hi = std::max(lo, std::min(width, shape_[inner] - c0));
+        int64_t rows = 1;
+        for (size_t d = 0; d < inner; ++d) rows *= extent_[d];
+        std::vector<int64_t> at(rank, 0);
+        for (int64_t row = 0; row < rows && width > 0; ++row) {
+            const int64_t k = row * width;
+            bool row_in = true;
+            int64_t base = 0;
+            for (size_t d = 0; d < inner; ++d) {
+                const int64_t c = coords[d] + at[d] * stride_[d];
+                if (c < 0 || c >= shape_[d]) {
+                    row_in = false;
+                    break;
+                }
+                base += c * index_stride_[d];
+            }
+            if (!row_in) {
+                add(k, -1, width);
+            } else {
+                add(k, -1, lo);
+                add(k + lo, base + c0 + lo, hi - lo);
+                add(k + hi, -1, width - hi);
+            }
+            for (size_t d = inner; d-- > 0;) {
+                if (++at[d] < extent_[d]) break;
+                at[d] = 0;
+            }
+        }
+    }
+    if (n > 0) f(first_k, first_g, n);
+}
 
 template <class F>
 void TensorCopy::for_each_element(const std::vector<int64_t>& coords, F&& f) const {
