@@ -269,20 +269,33 @@ bool read_line(std::istream& in, std::string& line, const std::string& path, int
     std::istream::sentry ok(in, true);
     if (!ok) return false;
     std::streambuf* buf = in.rdbuf();
+    // Characters gather in a local block appended to the line a block at a time: one
+    // push_back per character was a fifth of reading a full-chip trace.
+    char block[4096];
+    size_t in_block = 0, length = 0;
     for (;;) {
         const int c = buf->sbumpc();
         if (c == std::char_traits<char>::eof()) {
             in.setstate(std::ios::eofbit);
+            line.append(block, in_block);
             return !line.empty();
         }
         if (++total > kMaxTraceBytes)
             throw TraceError(path, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
                                                 " bytes; allowed: at most that");
-        if (c == '\n') return true;
-        if (line.size() >= kMaxTraceLineBytes)
+        if (c == '\n') {
+            line.append(block, in_block);
+            return true;
+        }
+        if (length >= kMaxTraceLineBytes)
             throw TraceError(path, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
                                                 " bytes; allowed: at most that");
-        line.push_back(static_cast<char>(c));
+        block[in_block++] = static_cast<char>(c);
+        ++length;
+        if (in_block == sizeof block) {
+            line.append(block, in_block);
+            in_block = 0;
+        }
     }
 }
 
