@@ -21,6 +21,11 @@ std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const Batc
 std::string row_to_text(const BatchRow& row);
 bool row_from_text(const std::string& text, BatchRow& row);
 
+// The order -j hands scenarios to workers: by the work the model's estimate counts
+// (scenarios/work_estimate.h), largest first, input order among equals; rows still come
+// back in input order.
+std::vector<size_t> longest_first(const std::vector<BatchInput>& inputs);
+
 // All cores this process may use (at least 1): the default of -j.
 int default_jobs();
 

@@ -1,9 +1,9 @@
 #include "scenarios/ir.h"
 
-#include <stdexcept>
-
 #include <algorithm>
+#include <charconv>
 #include <functional>
+#include <stdexcept>
 
 #include "scenarios/run_result.h"
 
@@ -139,14 +139,31 @@ Provenance provenance_for(const Scenario& s, const std::string& backend) {
 }
 
 std::string TraceEvent::key() const {
-    std::string k = "op" + std::to_string(op);
+    // Spelt with to_chars into one reserved string: readers and diff build a key per event
+    // (a million for a full-chip trace), and a chain of temporaries cost more than the read.
+    std::string k;
+    k.reserve(48);
+    char digits[24];
+    auto number = [&](int64_t v) { k.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr); };
+    k += "op";
+    number(op);
     if (!iters.empty()) {
-        k += "[";
-        for (size_t i = 0; i < iters.size(); ++i) k += (i ? "," : "") + std::to_string(iters[i]);
-        k += "]";
+        k += '[';
+        for (size_t i = 0; i < iters.size(); ++i) {
+            if (i) k += ',';
+            number(iters[i]);
+        }
+        k += ']';
     }
-    return k + "@cta" + std::to_string(cta) + ".w" + std::to_string(warp) + ".l" + std::to_string(lane) +
-           ":" + to_string(kind);
+    k += "@cta";
+    number(cta);
+    k += ".w";
+    number(warp);
+    k += ".l";
+    number(lane);
+    k += ':';
+    k += to_string(kind);
+    return k;
 }
 
 }  // namespace tmasim

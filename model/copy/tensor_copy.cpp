@@ -73,27 +73,32 @@ void TensorCopy::fill_oob_element(uint8_t* element, DType type, OobFill fill) {
 }
 
 std::vector<int64_t> TensorCopy::global_elements(const std::vector<int64_t>& coords) const {
-    std::vector<int64_t> out(box_elements());
-    for (int64_t k = 0; k < box_elements(); ++k) out[k] = global_element(k, coords);
+    std::vector<int64_t> out(std::max<int64_t>(box_elements(), 0));
+    for_each_element(coords, [&](int64_t k, int64_t g) { out[k] = g; });
     return out;
 }
 
 std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& global,
                                                const std::vector<int64_t>& coords) const {
     std::vector<uint8_t> box(box_bytes());
-    for (int64_t k = 0; k < box_elements(); ++k) {
-        int64_t g = global_element(k, coords);
+    for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
         uint8_t* out = box.data() + k * elem_bytes_;
-        if (g < 0)
-            fill_oob(out);
-        else
-            std::memcpy(out, global.data() + g * elem_bytes_, elem_bytes_);
-    }
+        if (g >= 0) {
+            std::memcpy(out, global.data() + g * elem_bytes_, static_cast<size_t>(n * elem_bytes_));
+            return;
+        }
+        for (int64_t i = 0; i < n; ++i) fill_oob(out + i * elem_bytes_);
+    });
     return box;
 }
 
 void TensorCopy::scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,
                               int64_t smem_offset) const {
+    const bool moved = for_each_smem_chunk(smem_offset, static_cast<int64_t>(box.size()), smem.size(),
+                                           [&](int64_t b, int64_t s, size_t run) {
+                                               std::memcpy(smem.data() + s, box.data() + b, run);
+                                           });
+    if (moved) return;
     for (int64_t b = 0; b < static_cast<int64_t>(box.size()); ++b)
         smem.at(swizzled_address(swizzle_, smem_offset + b)) = box[b];
 }
@@ -101,6 +106,11 @@ void TensorCopy::scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8
 std::vector<uint8_t> TensorCopy::gather_smem(const std::vector<uint8_t>& smem,
                                              int64_t smem_offset) const {
     std::vector<uint8_t> box(box_bytes());
+    const bool moved = for_each_smem_chunk(smem_offset, static_cast<int64_t>(box.size()), smem.size(),
+                                           [&](int64_t b, int64_t s, size_t run) {
+                                               std::memcpy(box.data() + b, smem.data() + s, run);
+                                           });
+    if (moved) return box;
     for (int64_t b = 0; b < static_cast<int64_t>(box.size()); ++b)
         box[b] = smem.at(swizzled_address(swizzle_, smem_offset + b));
     return box;
@@ -110,14 +120,12 @@ int64_t TensorCopy::scatter_global(const std::vector<uint8_t>& box,
                                    const std::vector<int64_t>& coords,
                                    std::vector<uint8_t>& global) const {
     int64_t skipped = 0;
-    for (int64_t k = 0; k < box_elements(); ++k) {
-        int64_t g = global_element(k, coords);
-        if (g < 0) {
-            ++skipped;
-            continue;
-        }
-        std::memcpy(global.data() + g * elem_bytes_, box.data() + k * elem_bytes_, elem_bytes_);
-    }
+    for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
+        if (g < 0)
+            skipped += n;
+        else
+            std::memcpy(global.data() + g * elem_bytes_, box.data() + k * elem_bytes_, static_cast<size_t>(n * elem_bytes_));
+    });
     return skipped;
 }
 
@@ -127,12 +135,11 @@ std::pair<int64_t, int64_t> TensorCopy::smem_span(int64_t smem_offset) const {
 
 std::pair<int64_t, int64_t> TensorCopy::global_span(const std::vector<int64_t>& coords) const {
     int64_t lo = -1, hi = -1;
-    for (int64_t k = 0; k < box_elements(); ++k) {
-        int64_t g = global_element(k, coords);
-        if (g < 0) continue;
+    for_each_run(coords, [&](int64_t, int64_t g, int64_t n) {
+        if (g < 0) return;
         if (lo < 0 || g < lo) lo = g;
-        hi = std::max(hi, g);
-    }
+        hi = std::max(hi, g + n - 1);
+    });
     if (lo < 0) return {0, -1};
     return {lo * elem_bytes_, hi * elem_bytes_ + elem_bytes_ - 1};
 }

@@ -18,11 +18,13 @@
 //     its box and element stride ignored (it is bounds-checked like the others);
 //   - the box is dense in shared memory over those units, then swizzled as usual; loads
 //     fill out-of-bounds units and credit every byte; a store writes back the same places.
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "model/state/tensormap_state_fields.h"
+#include "model/copy/swizzle_address.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
@@ -77,6 +79,34 @@ public:
 private:
     // Global element index of box element k at `coords`, or -1 when out of bounds.
     int64_t global_element(int64_t k, const std::vector<int64_t>& coords) const;
+    // Calls f(k, global_element(k, coords)) for every box element k in order, a row of the
+    // innermost dimension at a time instead of dividing k per element (a full-chip run moves
+    // a hundred million elements).
+    template <class F>
+    void for_each_element(const std::vector<int64_t>& coords, F&& f) const;
+    // Calls f(k, g, n) for runs of n box elements k.. that sit at consecutive global
+    // elements g.. (g -1: n out-of-bounds elements), so a row, or a box of whole rows, moves
+    // with one memcpy. Where the innermost dimension is dense, a row's runs come from its
+    // bounds, not from each element.
+    template <class F>
+    void for_each_run(const std::vector<int64_t>& coords, F&& f) const;
+    // Calls f(box_byte, smem_byte, run) for the 16-byte chunks of a box of `bytes` at
+    // `smem_offset` (swizzling permutes whole chunks), so bytes move a chunk at a time; false,
+    // calling nothing, when some byte would leave a shared memory of `smem_size` bytes.
+    template <class F>
+    bool for_each_smem_chunk(int64_t smem_offset, int64_t bytes, size_t smem_size, F&& f) const {
+        if (bytes <= 0) return true;
+        const auto [first, last] = swizzled_span(swizzle_, smem_offset, bytes);
+        // Chunks stay inside their 128-byte line, so the span bounds every swizzled address.
+        if (smem_offset < 0 || first < 0 || last >= static_cast<int64_t>(smem_size)) return false;
+        for (int64_t b = 0; b < bytes;) {
+            const int64_t addr = smem_offset + b;
+            const int64_t run = std::min<int64_t>(16 - addr % 16, bytes - b);
+            f(b, swizzled_address(swizzle_, addr), static_cast<size_t>(run));
+            b += run;
+        }
+        return true;
+    }
     // An out-of-bounds box element: every data element of it (an interleave unit holds several).
     void fill_oob(uint8_t* element) const {
         for (int64_t b = 0; b < elem_bytes_; b += dtype_size(type_)) fill_oob_element(element + b, type_, fill_);
@@ -91,5 +121,97 @@ private:
     Swizzle swizzle_ = Swizzle::none;
     OobFill fill_ = OobFill::zero;
 };
+
+template <class F>
+void TensorCopy::for_each_run(const std::vector<int64_t>& coords, F&& f) const {
+    int64_t first_k = 0, first_g = 0, n = 0;
+    auto add = [&](int64_t k, int64_t g, int64_t count) {
+        if (count <= 0) return;
+        if (n > 0 && (first_g < 0 ? g < 0 : g >= 0 && g == first_g + n)) {
+            n += count;
+            return;
+        }
+        if (n > 0) f(first_k, first_g, n);
+        first_k = k;
+        first_g = g;
+        n = count;
+    };
+    const size_t rank = extent_.size();
+    const bool dense_rows = rank > 0 && coords.size() >= rank && stride_[rank - 1] == 1 && index_stride_[rank - 1] == 1;
+    if (!dense_rows) {
+        for_each_element(coords, [&](int64_t k, int64_t g) { add(k, g, 1); });
+    } else {
+        const size_t inner = rank - 1;
+        const int64_t width = extent_[inner], c0 = coords[inner];
+        // The row's in-bounds box columns [lo, hi).
+        const int64_t lo = std::min(width, std::max<int64_t>(0, -c0));
+        const int64_t hi = std::max(lo, std::min(width, shape_[inner] - c0));
+        int64_t rows = 1;
+        for (size_t d = 0; d < inner; ++d) rows *= extent_[d];
+        std::vector<int64_t> at(rank, 0);
+        for (int64_t row = 0; row < rows && width > 0; ++row) {
+            const int64_t k = row * width;
+            bool row_in = true;
+            int64_t base = 0;
+            for (size_t d = 0; d < inner; ++d) {
+                const int64_t c = coords[d] + at[d] * stride_[d];
+                if (c < 0 || c >= shape_[d]) {
+                    row_in = false;
+                    break;
+                }
+                base += c * index_stride_[d];
+            }
+            if (!row_in) {
+                add(k, -1, width);
+            } else {
+                add(k, -1, lo);
+                add(k + lo, base + c0 + lo, hi - lo);
+                add(k + hi, -1, width - hi);
+            }
+            for (size_t d = inner; d-- > 0;) {
+                if (++at[d] < extent_[d]) break;
+                at[d] = 0;
+            }
+        }
+    }
+    if (n > 0) f(first_k, first_g, n);
+}
+
+template <class F>
+void TensorCopy::for_each_element(const std::vector<int64_t>& coords, F&& f) const {
+    const size_t rank = extent_.size();
+    const int64_t n = box_elements();
+    if (n <= 0) return;
+    if (rank == 0 || coords.size() < rank) {  // the element-wise path (it throws on short coords)
+        for (int64_t k = 0; k < n; ++k) f(k, global_element(k, coords));
+        return;
+    }
+    const size_t inner = rank - 1;
+    std::vector<int64_t> at(rank, 0);  // the outer dimensions' box indices
+    int64_t k = 0;
+    for (;;) {
+        bool outer_in = true;
+        int64_t base = 0;
+        for (size_t d = 0; d < inner; ++d) {
+            const int64_t c = coords[d] + at[d] * stride_[d];
+            if (c < 0 || c >= shape_[d]) {
+                outer_in = false;
+                break;
+            }
+            base += c * index_stride_[d];
+        }
+        for (int64_t j = 0; j < extent_[inner]; ++j, ++k) {
+            const int64_t c = coords[inner] + j * stride_[inner];
+            f(k, outer_in && c >= 0 && c < shape_[inner] ? base + c * index_stride_[inner] : int64_t{-1});
+        }
+        size_t d = inner;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++at[d] < extent_[d]) break;
+            at[d] = 0;
+        }
+    }
+}
 
 }  // namespace tmasim::model

@@ -76,6 +76,8 @@ void SharedRaceCheck::async_write_issue(const EventSite& site, int thread, int64
 
 void SharedRaceCheck::other_threads(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write,
                                     bool record) {
+    // An async copy into bytes no generic access touched: no race, and no warp view to take.
+    if (!record && cta_.shared_accesses().fill_untouched(offset, bytes)) return;
     if (warp_.warp != thread / 32) warp_ = SharedAccessHistory::view(cta_.tracker(), thread / 32);
     const auto race = cta_.shared_accesses().access(warp_, thread, offset, bytes, is_write, op_.id, record);
     if (!race) return;

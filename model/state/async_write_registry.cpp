@@ -1,6 +1,7 @@
 #include "model/state/async_write_registry.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tmasim::model {
 
@@ -10,8 +11,10 @@ int AsyncWriteRegistry::add(const AsyncWrite& w) {
 }
 
 void AsyncWriteRegistry::landed(int id, uint32_t agent_time) {
-    for (auto& [i, w] : writes_)
-        if (i == id) w.landed = agent_time;
+    // Ids are unique and ascending in the list (issue order; pruning keeps the order).
+    auto it = std::lower_bound(writes_.begin(), writes_.end(), id,
+                               [](const std::pair<int, AsyncWrite>& e, int wanted) { return e.first < wanted; });
+    if (it != writes_.end() && it->first == id) it->second.landed = agent_time;
 }
 
 void AsyncWriteRegistry::attach_barrier(int thread, int barrier) {
@@ -66,12 +69,24 @@ std::string AsyncWriteRegistry::classify(int thread, const AsyncWrite& w,
 
 void AsyncWriteRegistry::prune(const ProxyTracker& tracker) {
     if (writes_.size() < 64) return;
+    // A write no cp.async wait covered is known to every thread when the least any thread
+    // knows of its agent reaches its landing: one pass over the threads per agent, not per
+    // write (a TMA box lands in 64 chunk writes of one agent).
+    std::map<int, uint32_t> least_known;
+    auto known_by_all = [&](const AsyncWrite& w) {
+        if (tracker.num_threads() == 0) return true;
+        if (w.wait_covered == 0) {
+            if (w.landed == 0) return false;
+            auto it = least_known.find(w.agent);
+            if (it == least_known.end()) it = least_known.emplace(w.agent, tracker.least_known(w.agent)).first;
+            return it->second >= w.landed;
+        }
+        for (int t = 0; t < tracker.num_threads(); ++t)
+            if (!known(t, w, tracker)) return false;
+        return true;
+    };
     writes_.erase(std::remove_if(writes_.begin(), writes_.end(),
-                                 [&](const std::pair<int, AsyncWrite>& e) {
-                                     for (int t = 0; t < tracker.num_threads(); ++t)
-                                         if (!known(t, e.second, tracker)) return false;
-                                     return true;
-                                 }),
+                                 [&](const std::pair<int, AsyncWrite>& e) { return known_by_all(e.second); }),
                   writes_.end());
 }
 

@@ -49,6 +49,8 @@ public:
     // Advances an agent's clock (one asynchronous write or signal) and returns the time.
     uint32_t advance(int agent) { return tick(agent); }
     uint32_t time_of(int agent) const { return clock_.at(agent); }
+    // The least time of `agent` any thread of the CTA has synchronised with.
+    uint32_t least_known(int agent) const;
     // Whether `thread` has synchronised with `agent` at `time` or later.
     bool knows(int thread, int agent, uint32_t time) const { return known_.at(thread).at(agent) >= time; }
     // The thread's cp.async wait covered its copies landed up to agent time `time`: a
@@ -91,7 +93,13 @@ private:
     };
     uint32_t tick(int agent);
     bool write_is_fenced(int issuer, const Granule& g) const;
-    static void join(VectorClock& into, const VectorClock& from);
+    // Joins only the entries of live agent blocks: exact whenever `from` is zero outside
+    // them, which holds for every clock this tracker made (an agent's entries are zero
+    // everywhere until it ticks). A streaming CTA's cp.async agents never tick, and skipping
+    // their half of each clock halves a CTA sync, which joins every thread's clock.
+    void join_live(VectorClock& into, const VectorClock& from) const;
+    void make_live(size_t block);
+    static constexpr size_t kBlockAgents = 8;
 
     int threads_ = 0;
     std::vector<uint32_t> clock_;                 // own logical time per agent
@@ -100,6 +108,8 @@ private:
     std::vector<uint32_t> cp_waited_;             // per thread, latest cp.async time its waits covered
     std::vector<VectorClock> known_at_fence_;     // known_ at the thread's latest fence
     std::vector<Granule> granules_;
+    std::vector<uint8_t> live_block_;                     // per block of kBlockAgents agents
+    std::vector<std::pair<size_t, size_t>> live_spans_;  // [first, end) agents of live blocks
 };
 
 // "0-63", "0-31,40,64-95": a compact list of thread ids for messages.

@@ -39,6 +39,32 @@ SharedAccessHistory::WarpView SharedAccessHistory::view(const ProxyTracker& cloc
     return v;
 }
 
+SharedAccessHistory::SharedAccessHistory(int64_t smem_bytes)
+    : size_(std::max<int64_t>(smem_bytes, 0)),
+      blocks_(static_cast<size_t>((size_ + kBlockBytes - 1) / kBlockBytes)),
+      filled_(static_cast<size_t>(size_), 0) {}
+
+SharedAccessHistory::ByteHistory* SharedAccessHistory::history_of(int64_t byte, bool create) {
+    std::unique_ptr<Block>& block = blocks_[static_cast<size_t>(byte / kBlockBytes)];
+    if (!block) {
+        if (!create) return nullptr;
+        block = std::make_unique<Block>();
+    }
+    return &(*block)[static_cast<size_t>(byte % kBlockBytes)];
+}
+
+bool SharedAccessHistory::fill_if_no_history(int64_t first, int64_t end) {
+    if (first >= end) return true;
+    for (int64_t b = first / kBlockBytes; b <= (end - 1) / kBlockBytes; ++b)
+        if (blocks_[static_cast<size_t>(b)]) return false;
+    std::fill(filled_.begin() + first, filled_.begin() + end, uint8_t{1});
+    return true;
+}
+
+bool SharedAccessHistory::fill_untouched(int64_t offset, int64_t bytes) {
+    return fill_if_no_history(std::max<int64_t>(offset, 0), std::min<int64_t>(offset + bytes, size_));
+}
+
 bool SharedAccessHistory::ordered(const WarpView& now, const Stamp& earlier) {
     if (!earlier.lanes || earlier.thread / 32 == now.warp) return true;
     const int base = earlier.thread / 32 * 32;
@@ -53,11 +79,22 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
                                                       int64_t bytes, bool is_write, int op, bool record) {
     std::optional<SharedRace> race;
     const Stamp now{thread, op, warp.stamp};
-    const int64_t end = std::min<int64_t>(offset + bytes, static_cast<int64_t>(bytes_.size()));
+    const int64_t end = std::min<int64_t>(offset + bytes, size_);
     for (int64_t b = std::max<int64_t>(offset, 0); b < end; ++b) {
-        ByteHistory& h = bytes_[static_cast<size_t>(b)];
-        if (!record && !h.filled && !h.write.lanes) {
-            h.filled = true;
+        // A byte without a history has no write and no reads: nothing races with it.
+        if (!record && b % kBlockBytes == 0 && fill_if_no_history(b, std::min(b + kBlockBytes, end))) {
+            b = std::min(b + kBlockBytes, end) - 1;
+            continue;
+        }
+        ByteHistory* hp = history_of(b, record);
+        if (!hp) {
+            filled_[static_cast<size_t>(b)] = 1;
+            continue;
+        }
+        ByteHistory& h = *hp;
+        uint8_t& filled = filled_[static_cast<size_t>(b)];
+        if (!record && !filled && !h.write.lanes) {
+            filled = 1;
             continue;
         }
         const Stamp* other = nullptr;
@@ -82,7 +119,7 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
             }
         }
         if (!record) {
-            h.filled = true;
+            filled = 1;
             continue;
         }
         if (is_write) {

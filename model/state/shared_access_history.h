@@ -47,7 +47,7 @@ public:
     };
     static WarpView view(const ProxyTracker& clocks, int warp);
 
-    explicit SharedAccessHistory(int64_t smem_bytes) : bytes_(static_cast<size_t>(smem_bytes)) {}
+    explicit SharedAccessHistory(int64_t smem_bytes);
 
     // Checks thread `thread`'s access of [offset, offset + bytes) against the history, then
     // records it (unless `record` is false). Returns the first race found (earliest byte), if
@@ -58,6 +58,11 @@ public:
     // the read-before-wait bug C17's rules report at the read.
     std::optional<SharedRace> access(const WarpView& warp, int thread, int64_t offset, int64_t bytes, bool is_write,
                                      int op, bool record = true);
+
+    // An async copy's issue check (access with record false) of bytes no generic access has
+    // touched finds no race and only marks them filled: does that and returns true when no
+    // byte of [offset, offset + bytes) has a history, so the caller need not take a view.
+    bool fill_untouched(int64_t offset, int64_t bytes);
 
     static const char* rule_of(SharedHazard h);
 
@@ -70,11 +75,20 @@ private:
     struct ByteHistory {
         Stamp write;
         std::vector<Stamp> reads;  // since `write`, at most one per warp (its latest)
-        bool filled = false;       // an async copy was issued into the byte
     };
+    // Histories live in blocks made on a byte's first generic access: a streaming CTA's
+    // shared memory only ever sees async copies, and a 56-byte history per byte of every
+    // CTA's shared memory was a third of a full-chip run's memory and a sixth of its time.
+    static constexpr int64_t kBlockBytes = 256;
+    using Block = std::array<ByteHistory, kBlockBytes>;
     static bool ordered(const WarpView& now, const Stamp& earlier);
+    ByteHistory* history_of(int64_t byte, bool create);
+    // Marks [first, end) filled when no byte in it has a history; false (nothing marked) else.
+    bool fill_if_no_history(int64_t first, int64_t end);
 
-    std::vector<ByteHistory> bytes_;
+    int64_t size_ = 0;
+    std::vector<std::unique_ptr<Block>> blocks_;
+    std::vector<uint8_t> filled_;  // per byte: an async copy was issued into it
 };
 
 }  // namespace tmasim::model

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "cli/batch_parallel.h"
 #include "cli_runner.h"
 
 using tmasim_test::read_file;
@@ -54,4 +55,20 @@ TEST_CASE("run DIR -j 3 prints what -j 1 prints and writes the same traces", "[c
 
 TEST_CASE("run -j rejects a negative count", "[cli][batch]") {
     CHECK(run_cli("run scenarios/catalog/bench --backend model -j -1").code == 2);
+}
+
+TEST_CASE("run -j hands out the largest scenarios first, by the model's work estimate", "[cli][batch]") {
+    const std::string catalog = std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/";
+    const std::vector<tmasim::cli::BatchInput> inputs{
+        {catalog + "bench/tma_stream.yaml", "bench/tma_stream.yaml"},
+        {catalog + "no/such_file.yaml", "no/such_file.yaml"},
+        {catalog + "layouts/full_chip/memcpy_1d_r1.yaml", "layouts/full_chip/memcpy_1d_r1.yaml"},
+        {catalog + "guide/bulk_add_one_1d.yaml", "guide/bulk_add_one_1d.yaml"},
+    };
+    const std::vector<size_t> order = tmasim::cli::longest_first(inputs);
+    REQUIRE(order.size() == 4);
+    CHECK(order[0] == 2);  // the full-chip layout
+    CHECK(order[1] == 0);  // a 128-tile stream before one bulk copy
+    CHECK(order[2] == 3);
+    CHECK(order[3] == 1);  // a file that does not load counts as no work
 }

@@ -101,3 +101,23 @@ TEST_CASE("proxy: thread id ranges for messages", "[model][proxy]") {
     CHECK(tmasim::model::format_id_ranges({0, 2, 3, 7}) == "0,2-3,7");
     CHECK(tmasim::model::format_id_ranges({}) == "");
 }
+
+TEST_CASE("proxy: a clock acquired from elsewhere carries agents that never ticked here", "[model][proxy]") {
+    // Joins skip blocks of agents that never ticked; a released clock that knows such an
+    // agent (made by another tracker of the same shape) must still be learned in full.
+    ProxyTracker here(16, 256), there(16, 256);
+    const int cp_agent = there.cp_agent(9);
+    const uint32_t time = there.advance(cp_agent);
+    VectorClock released = there.empty_clock();
+    there.release_into(cp_agent, released);
+    CHECK_FALSE(here.knows(3, cp_agent, time));
+    here.acquire(3, released);
+    CHECK(here.knows(3, cp_agent, time));
+    // ...and passes it on through a CTA sync and a release of its own.
+    here.cta_sync({3, 4});
+    CHECK(here.knows(4, cp_agent, time));
+    VectorClock passed = here.empty_clock();
+    here.release_into(4, passed);
+    here.acquire(5, passed);
+    CHECK(here.knows(5, cp_agent, time));
+}

@@ -154,3 +154,50 @@ TEST_CASE("tensor copy: 1-D bulk copy and its bounds", "[model][tensor_copy]") {
     CHECK_THROWS_AS(TensorCopy::bulk_copy(src, 48, dst, 0, 32, "test"), std::out_of_range);
     CHECK_THROWS_AS(TensorCopy::bulk_copy(src, 0, dst, 16, 32, "test"), std::out_of_range);
 }
+
+TEST_CASE("tensor copy: the row-at-a-time element walk gives each element its definition's index",
+          "[model][tensor_copy]") {
+    // A 3-D box with an element stride, overhanging the tensor on every side: element k
+    // (row-major over the extents) sits at coords + index * stride in each dimension, and
+    // is out of bounds (-1) where any coordinate leaves the tensor.
+    const GlobalTensor t = tensor_i32({5, 6, 7});
+    TensorMap m = map_of({3, 5, 4});
+    m.element_strides = {1, 2, 1};
+    const TensorCopy copy(t, m);
+    const std::vector<int64_t> ext = copy.extent();
+    REQUIRE(ext == std::vector<int64_t>{3, 3, 4});
+    for (const std::vector<int64_t>& coords :
+         std::vector<std::vector<int64_t>>{{-1, -2, 5}, {3, 1, -2}, {0, 0, 0}, {2, 4, 3}}) {
+        std::vector<int64_t> expected;
+        for (int64_t a = 0; a < ext[0]; ++a)
+            for (int64_t b = 0; b < ext[1]; ++b)
+                for (int64_t c = 0; c < ext[2]; ++c) {
+                    const int64_t x = coords[0] + a, y = coords[1] + 2 * b, z = coords[2] + c;
+                    const bool in = x >= 0 && x < 5 && y >= 0 && y < 6 && z >= 0 && z < 7;
+                    expected.push_back(in ? (x * 6 + y) * 7 + z : -1);
+                }
+        CHECK(copy.global_elements(coords) == expected);
+        const auto box = copy.gather_global(iota_i32(5 * 6 * 7), coords);
+        for (size_t k = 0; k < expected.size(); ++k) CHECK(at(box, static_cast<int64_t>(k)) == std::max<int64_t>(expected[k], 0));
+    }
+}
+
+TEST_CASE("tensor copy: chunked shared-memory moves put every byte where swizzled_address says",
+          "[model][swizzle]") {
+    const GlobalTensor t = tensor_i32({64, 64});
+    for (Swizzle sw : {Swizzle::none, Swizzle::b32, Swizzle::b64, Swizzle::b128}) {
+        const TensorCopy copy(t, map_of({8, 32}, sw));
+        std::vector<uint8_t> box(static_cast<size_t>(copy.box_bytes()));
+        for (size_t i = 0; i < box.size(); ++i) box[i] = static_cast<uint8_t>(i * 7 + 3);
+        for (int64_t offset : {0, 1024, 2048 + 16}) {
+            std::vector<uint8_t> smem(8192, 0xEE);
+            copy.scatter_smem(box, smem, offset);
+            for (size_t b = 0; b < box.size(); ++b)
+                CHECK(smem[static_cast<size_t>(swizzled_address(sw, offset + static_cast<int64_t>(b)))] == box[b]);
+            CHECK(copy.gather_smem(smem, offset) == box);
+        }
+        // A box that would leave shared memory still fails the way it always did.
+        std::vector<uint8_t> small(512, 0);
+        CHECK_THROWS_AS(copy.scatter_smem(box, small, 0), std::out_of_range);
+    }
+}

@@ -203,3 +203,42 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
         }
     }
 }
+
+TEST_CASE("an event line reads the same on the reader's fast path and in any other JSON spelling", "[traces]") {
+    // The writer's own spelling takes the fast path (event_line_reader.h); the same object
+    // with spaces, other key order or escapes goes the general way. Both give one event.
+    const std::string header = lines_of(written(sample_run())).front();
+    const std::string tail = R"({"type":"outcome","outcome":"ok"})";
+    const std::vector<std::string> spellings{
+        R"({"type":"event","key":"op3[2,0]@cta5.w1.l0:state","op":3,"name":"tma.load","iters":[2,0],"cta":5,"warp":1,"lane":0,"kind":"state","t":77,"t_ns":9,"model_only":true,"what":"complete_tx","detail":{"a":"1","bytes":"256"}})",
+        R"({ "type": "event", "key": "op3[2,0]@cta5.w1.l0:state", "op": 3, "name": "tma.load", "iters": [2, 0], "cta": 5, "warp": 1, "lane": 0, "kind": "state", "t": 77, "t_ns": 9, "model_only": true, "what": "complete_tx", "detail": {"a": "1", "bytes": "256"} })",
+        R"({"detail":{"bytes":"256","a":"1"},"what":"complete\u005ftx","model_only":true,"t_ns":9,"t":77,"kind":"state","lane":0,"warp":1,"cta":5,"iters":[2,0],"name":"tma.load","op":3,"key":"op3[2,0]@cta5.w1.l0:state","type":"event"})",
+    };
+    for (const std::string& line : spellings) {
+        INFO(line);
+        const TraceFile f = parsed(header + "\n" + line + "\n" + tail + "\n");
+        REQUIRE(f.result.events.size() == 1);
+        const TraceEvent& e = f.result.events.front();
+        CHECK(e.key() == "op3[2,0]@cta5.w1.l0:state");
+        CHECK(e.t == 77);
+        CHECK(e.t_ns == 9);
+        CHECK(e.model_only);
+        CHECK(e.what == "complete_tx");
+        CHECK(e.detail == std::map<std::string, std::string>{{"a", "1"}, {"bytes", "256"}});
+        CHECK(f.op_names.at(3) == "tma.load");
+    }
+    // Lines the fast path declines are still judged by the general reader.
+    const std::string canonical = spellings.front();
+    auto with = [&](const std::string& from, const std::string& to) {
+        std::string line = canonical;
+        line.replace(line.find(from), from.size(), to);
+        return header + "\n" + line + "\n" + tail + "\n";
+    };
+    CHECK_THROWS_WITH(parsed(with("\"t\":77", "\"t\":077")), Catch::Contains("invalid JSON"));
+    CHECK_THROWS_WITH(parsed(with("\"warp\":1", "\"warp\":32")), Catch::Contains("'warp' is 32; allowed: 0..31"));
+    CHECK_THROWS_WITH(parsed(with("op3[2,0]@", "op4[2,0]@")), Catch::Contains("does not match its fields"));
+    CHECK_THROWS_WITH(parsed(with("\"bytes\":\"256\"", "\"bytes\":256")), Catch::Contains("'detail.bytes' must be a string"));
+    CHECK_THROWS_WITH(parsed(with("}}", "},\"extra\":1}")), Catch::Contains("unknown key 'extra'"));
+    // A repeated detail key: the general reader keeps the last value.
+    CHECK(parsed(with("\"a\":\"1\"", "\"bytes\":\"1\"")).result.events.front().detail.at("bytes") == "256");
+}

@@ -1,0 +1,78 @@
+// EventLog::take_sorted_events: the trace order of FORMAT.md, as one stable sort of all
+// events by (cta, t, op, warp, lane, kind, iters, what) would give it, whatever shortcuts
+// the log takes (a counting sort by CTA, sorting only equal-time runs when a CTA's events
+// came in time order).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+#include "model/core/event_log.h"
+
+using tmasim::EventKind;
+using tmasim::TraceEvent;
+using tmasim::model::EventLog;
+using tmasim::model::EventSite;
+
+namespace {
+
+// Logs `count` events; `in_time_order`: each CTA's times never decrease, as in a run.
+std::vector<TraceEvent> log_events(EventLog& log, int count, bool in_time_order, unsigned seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    std::vector<TraceEvent> logged;
+    int64_t now = 0;
+    for (int i = 0; i < count; ++i) {
+        now += in_time_order ? pick(3) / 2 : 0;  // many equal times
+        EventSite site{pick(4), {pick(2)}, pick(5) * 3, pick(2), pick(2)};
+        if (pick(4) == 0) site.iters.clear();
+        const int64_t t = in_time_order ? now : pick(20);
+        const EventKind kind = pick(2) ? EventKind::issue : EventKind::state;
+        // A detail that tells events equal in every key apart, to check stability.
+        std::map<std::string, std::string> detail{{"n", std::to_string(i)}};
+        const std::string what = kind == EventKind::state ? (pick(2) ? "complete_tx" : "phase_flip") : "";
+        if (kind == EventKind::state)
+            log.add_model_only(site, what, t, detail);
+        else
+            log.add(site, kind, t, detail);
+        TraceEvent e;
+        e.op = site.op;
+        e.iters = site.iters;
+        e.cta = site.cta;
+        e.warp = site.warp;
+        e.lane = site.lane;
+        e.kind = kind;
+        e.t = t;
+        e.what = what;
+        logged.push_back(e);
+        logged.back().detail = detail;
+    }
+    return logged;
+}
+
+std::vector<std::string> order_of(const std::vector<TraceEvent>& events) {
+    std::vector<std::string> out;
+    for (const TraceEvent& e : events) out.push_back(e.detail.at("n"));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("event log: sorted events are the stable sort of all of them by the trace key", "[model][trace]") {
+    for (bool in_time_order : {true, false}) {
+        for (unsigned seed : {1u, 2u, 3u}) {
+            EventLog log;
+            std::vector<TraceEvent> expected = log_events(log, 3000, in_time_order, seed);
+            std::vector<TraceEvent> got = log.take_sorted_events();
+            REQUIRE(got.size() == expected.size());
+            std::stable_sort(expected.begin(), expected.end(), [](const TraceEvent& a, const TraceEvent& b) {
+                return std::tie(a.cta, a.t, a.op, a.warp, a.lane, a.kind, a.iters, a.what) <
+                       std::tie(b.cta, b.t, b.op, b.warp, b.lane, b.kind, b.iters, b.what);
+            });
+            INFO("in time order: " << in_time_order << ", seed " << seed);
+            CHECK(order_of(got) == order_of(expected));
+            CHECK(log.take_sorted_events().empty());  // the log hands its events over
+        }
+    }
+}
