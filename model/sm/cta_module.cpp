@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "model/core/asan_stacks.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cp_async_unit.h"
 #include "model/core/hazard_rules.h"
