@@ -3,11 +3,25 @@
 #include <fmt/format.h>
 #include <systemc>
 
+#include "model/core/asan_stacks.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
 #include "model/run/hang_report.h"
 
 namespace tmasim::model {
+
+namespace {
+// Back on the process's own stack, whose bounds SystemC left wrong in ASan (asan_stacks.h).
+void simulate_until_idle() {
+    try {
+        sc_core::sc_start();
+    } catch (...) {
+        after_simulation();
+        throw;
+    }
+    after_simulation();
+}
+}  // namespace
 
 Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace)
     : layout_(compute_shared_layout(s)), context_(s, arch, layout_, trace) {
@@ -30,7 +44,7 @@ void Simulation::abort_run() {
 }
 
 RunResult Simulation::run() {
-    sc_core::sc_start();
+    simulate_until_idle();
     if (!context_.aborted) {
         bool hung = false;
         for (auto& c : ctas_) {
@@ -43,7 +57,7 @@ RunResult Simulation::run() {
         // Blocked threads (hung warps, idle engines) unwind now, so the simulation
         // context can be destroyed with no coroutine still waiting.
         abort_run();
-        sc_core::sc_start();
+        simulate_until_idle();
         (void)hung;
     }
     RunResult r;

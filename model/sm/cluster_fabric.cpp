@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/core/asan_stacks.h"
 #include "model/core/hazard_rules.h"
 #include "model/core/op_text.h"
 #include "model/state/proxy_tracker.h"
@@ -30,6 +31,7 @@ void ClusterFabric::wake_for_abort() {
 }
 
 void ClusterFabric::delivery_thread() {
+    CoroutineStackScope stack(default_thread_stack_bytes());
     for (;;) {
         std::optional<Delivery> d = pending_.next_due([this] { return run_.aborted; });
         if (!d) return;

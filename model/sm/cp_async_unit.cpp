@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/core/asan_stacks.h"
 #include "model/sm/cluster.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
@@ -35,6 +36,7 @@ void CpAsyncUnit::wake_for_abort() {
 }
 
 void CpAsyncUnit::landing_thread() {
+    CoroutineStackScope stack(default_thread_stack_bytes());
     const Op* active = nullptr;
     EventSite active_site;
     try {

@@ -15,7 +15,6 @@
 namespace tmasim::model {
 
 namespace {
-constexpr size_t kWarpStackBytes = 512 * 1024;  // loops and std containers on the stack
 constexpr int64_t kPhasesKept = 4;              // released clocks older than this can't be observed (A8)
 
 int64_t smem_image_bytes(const SharedLayout& l) { return (l.total_bytes + 1023) / 1024 * 1024; }
@@ -46,7 +45,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
     for (int w = 0; w < run.scenario.launch.num_warps(); ++w) {
         warps_.push_back(std::make_unique<WarpProcess>(*this, w));
         sc_core::sc_spawn_options opts;
-        opts.set_stack_size(kWarpStackBytes);
+        opts.set_stack_size(WarpProcess::kStackBytes);
         WarpProcess* warp = warps_.back().get();
         sc_core::sc_spawn([warp] { warp->run(); }, fmt::format("warp{}", w).c_str(), &opts);
     }

@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include "model/core/asan_stacks.h"
 #include "model/core/sim_time.h"
 
 namespace tmasim::model {
@@ -32,13 +33,13 @@ public:
         for (;;) {
             if (stop()) return std::nullopt;
             if (items_.empty()) {
-                sc_core::wait(changed_);
+                thread_wait(changed_);
                 continue;
             }
             auto it = items_.begin();
             const int64_t due = std::get<0>(it->first);
             if (now_cycles() < due) {
-                sc_core::wait(cycles(due - now_cycles()), changed_);
+                thread_wait(cycles(due - now_cycles()), changed_);
                 continue;
             }
             T item = std::move(it->second);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/core/asan_stacks.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
 #include "model/core/sim_time.h"
@@ -57,6 +58,7 @@ std::vector<uint8_t> TmaEngine::read_source(const TmaRequest& r) {
 }
 
 void TmaEngine::port_thread() {
+    CoroutineStackScope stack(default_thread_stack_bytes());
     try {
         port_loop();
     } catch (const std::exception& e) {
@@ -65,6 +67,7 @@ void TmaEngine::port_thread() {
 }
 
 void TmaEngine::landing_thread() {
+    CoroutineStackScope stack(default_thread_stack_bytes());
     try {
         landing_loop();
     } catch (const std::exception& e) {
@@ -80,7 +83,7 @@ void TmaEngine::engine_fault(const TmaRequest* active, const std::exception& e) 
 
 void TmaEngine::port_loop() {
     for (;;) {
-        while (queue_.empty() && !run_aborted()) sc_core::wait(queued_);
+        while (queue_.empty() && !run_aborted()) thread_wait(queued_);
         if (run_aborted()) return;
         InFlight f{std::move(queue_.front().first), {}};
         const int64_t fixed_latency = queue_.front().second;
@@ -96,7 +99,7 @@ void TmaEngine::port_loop() {
         if (loads_smem(r.kind)) f.payload = read_source(r);
         // The port streams the request's bytes; the next request waits for it, latency does not.
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
-        sc_core::wait(cycles(transfer));
+        thread_wait(cycles(transfer));
         if (run_aborted()) return;
         if (writes_global(r.kind)) {
             f.payload = read_source(r);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/core/asan_stacks.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cp_async_unit.h"
 #include "model/sm/cta_module.h"
@@ -19,6 +20,7 @@ WarpProcess::WarpProcess(CtaModule& cta, int warp) : cta_(cta), warp_(warp) {
 }
 
 void WarpProcess::run() {
+    CoroutineStackScope stack(kStackBytes);
     try {
         spend(cta_.run().timing.kernel_prologue_cycles);
         exec_ops(cta_.run().scenario.program);
@@ -84,7 +86,7 @@ void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind
 
 void WarpProcess::spend(double config_cycles) {
     const int64_t n = whole_cycles(config_cycles);
-    if (n > 0) sc_core::wait(cycles(n));
+    if (n > 0) thread_wait(cycles(n));
     if (cta_.run().aborted) throw RunAborted{};
 }
 
@@ -92,7 +94,7 @@ void WarpProcess::block_until(sc_core::sc_event& ev, const std::function<bool()>
                               BlockedAt why) {
     while (!done()) {
         blocked_ = why;
-        sc_core::wait(ev);
+        thread_wait(ev);
         if (cta_.run().aborted) throw RunAborted{};
     }
     blocked_ = {};

@@ -31,6 +31,9 @@ struct BlockedAt {
 
 class WarpProcess {
 public:
+    // The stack SystemC gives each warp's thread: loops and std containers live on it.
+    static constexpr size_t kStackBytes = 512 * 1024;
+
     WarpProcess(CtaModule& cta, int warp);
 
     void run();  // body of the warp's SC_THREAD

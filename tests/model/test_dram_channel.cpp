@@ -58,7 +58,9 @@ double per_cta_bytes_per_cycle(int ctas, int tiles) {
 }  // namespace
 
 TEST_CASE("a full chip of streaming CTAs shares HBM, one CTA does not feel it", "[model][dram]") {
-    const auto& tp = model::ArchConfig::load_named("h200", ModelOptions().arch_dir).timing();
+    // The config outlives `tp`: timing() refers into it (ASan caught a temporary here).
+    const model::ArchConfig arch = model::ArchConfig::load_named("h200", ModelOptions().arch_dir);
+    const auto& tp = arch.timing();
     const double one = per_cta_bytes_per_cycle(1, 32);
     const double full = per_cta_bytes_per_cycle(132, 32);
     // One CTA: its own TMA port and the pipeline's round trips set the rate, far below HBM's.
