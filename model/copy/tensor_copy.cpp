@@ -61,6 +61,17 @@ int64_t TensorCopy::global_element(int64_t k, const std::vector<int64_t>& coords
     return index;
 }
 
+bool TensorCopy::outer_row_base(const std::vector<int64_t>& coords, const std::vector<int64_t>& at,
+                                int64_t& base) const {
+    base = 0;
+    for (size_t d = 0; d + 1 < extent_.size(); ++d) {
+        const int64_t c = coords[d] + at[d] * stride_[d];
+        if (c < 0 || c >= shape_[d]) return false;
+        base += c * index_stride_[d];
+    }
+    return true;
+}
+
 void TensorCopy::fill_oob_element(uint8_t* element, DType type, OobFill fill) {
     const int bytes = dtype_size(type);
     std::memset(element, 0, bytes);

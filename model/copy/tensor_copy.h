@@ -79,6 +79,10 @@ public:
 private:
     // Global element index of box element k at `coords`, or -1 when out of bounds.
     int64_t global_element(int64_t k, const std::vector<int64_t>& coords) const;
+    // The box row whose outer-dimension box indices are `at` (the innermost entry unused):
+    // whether it lies inside the tensor in every outer dimension, and then in `base` the
+    // global element index of its innermost coordinate 0.
+    bool outer_row_base(const std::vector<int64_t>& coords, const std::vector<int64_t>& at, int64_t& base) const;
     // Calls f(k, global_element(k, coords)) for every box element k in order, a row of the
     // innermost dimension at a time instead of dividing k per element (a full-chip run moves
     // a hundred million elements).
@@ -151,17 +155,8 @@ void TensorCopy::for_each_run(const std::vector<int64_t>& coords, F&& f) const {
         std::vector<int64_t> at(rank, 0);
         for (int64_t row = 0; row < rows && width > 0; ++row) {
             const int64_t k = row * width;
-            bool row_in = true;
             int64_t base = 0;
-            for (size_t d = 0; d < inner; ++d) {
-                const int64_t c = coords[d] + at[d] * stride_[d];
-                if (c < 0 || c >= shape_[d]) {
-                    row_in = false;
-                    break;
-                }
-                base += c * index_stride_[d];
-            }
-            if (!row_in) {
+            if (!outer_row_base(coords, at, base)) {
                 add(k, -1, width);
             } else {
                 add(k, -1, lo);
@@ -190,16 +185,8 @@ void TensorCopy::for_each_element(const std::vector<int64_t>& coords, F&& f) con
     std::vector<int64_t> at(rank, 0);  // the outer dimensions' box indices
     int64_t k = 0;
     for (;;) {
-        bool outer_in = true;
         int64_t base = 0;
-        for (size_t d = 0; d < inner; ++d) {
-            const int64_t c = coords[d] + at[d] * stride_[d];
-            if (c < 0 || c >= shape_[d]) {
-                outer_in = false;
-                break;
-            }
-            base += c * index_stride_[d];
-        }
+        const bool outer_in = outer_row_base(coords, at, base);
         for (int64_t j = 0; j < extent_[inner]; ++j, ++k) {
             const int64_t c = coords[inner] + j * stride_[inner];
             f(k, outer_in && c >= 0 && c < shape_[inner] ? base + c * index_stride_[inner] : int64_t{-1});
