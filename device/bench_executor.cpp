@@ -123,10 +123,12 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
                             [&launch, fn, traced_variant] { return launch.run_other(fn, traced_variant); }});
     };
     if (o.experiments) {
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_CLOCK_NO_CLOBBER",
-                                   "TMASIM_TRACE_NO_SYNCWARP", "TMASIM_TRACE_NO_BRANCH_CLOCK"})
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_TRACE_NO_SYNCWARP",
+                                   "TMASIM_TRACE_NO_BRANCH_CLOCK", "TMASIM_TRACE_STORE_ALL_LANES"})
             add_variant(define, true);
-        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG", "TMASIM_WAIT_SUSPEND_HINT",
+                                   "TMASIM_WAIT_PROBE_BATCH"})
+            add_variant(define, false);
     }
     for (int i = 0; i < o.warmup; ++i)
         for (Variant& v : variants) v.run();

@@ -16,7 +16,7 @@ namespace {
 // the end of the op that ran last, so a timed op needs no begin word of its own.
 class Planner {
 public:
-    Planner(TraceLevel level, TracePlan& plan) : level_(level), plan_(plan) {}
+    explicit Planner(TracePlan& plan) : plan_(plan) {}
 
     bool walk(const std::vector<Op>& ops, bool boundary, bool record) {
         for (const Op& op : ops) {
@@ -24,7 +24,8 @@ public:
                 boundary = walk_loop(op, boundary, record);
                 continue;
             }
-            const bool timed = op_traced(op, level_);
+            const bool timed = plan_.timed.is_timed(op);
+            if (plan_.timed.is_folded(op)) continue;  // the word before it stays the last one
             const int words = timed ? (boundary ? 1 : 2) : 0;
             if (record) plan_.words_of_op[static_cast<size_t>(op.id)] = words;
             boundary = timed;
@@ -42,22 +43,18 @@ private:
         return boundary && end;  // a loop may run no iteration
     }
 
-    TraceLevel level_;
     TracePlan& plan_;
 };
-
-int max_op_id(const std::vector<Op>& ops) {
-    int most = -1;
-    for (const Op& op : ops) most = std::max({most, op.id, op.kind == OpKind::loop ? max_op_id(op.body) : -1});
-    return most;
-}
 
 void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<Op>& ops, Expr::IntEnv& env,
                     std::vector<int64_t>& iters, std::vector<TracedInstance>* out, int64_t& words) {
     for (const Op& op : ops) {
         if (op.kind != OpKind::loop) {
             const int w = plan.words(op);
-            if (w == 0) continue;
+            if (w == 0) {
+                if (out && plan.timed.is_folded(op)) out->push_back({&op, iters, words, true});
+                continue;
+            }
             if (out) out->push_back({&op, iters, words});
             words += w;
             continue;
@@ -78,8 +75,9 @@ void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<
 
 TracePlan plan_trace(const Scenario& s, TraceLevel level) {
     TracePlan plan;
-    plan.words_of_op.assign(static_cast<size_t>(max_op_id(s.program) + 1), 0);
-    Planner planner(level, plan);
+    plan.timed = timed_ops(s, level);
+    plan.words_of_op.assign(plan.timed.timed.size(), 0);
+    Planner planner(plan);
     // The read after the kernel's prologue is the first boundary.
     planner.walk(s.program, true, true);
     return plan;
