@@ -165,20 +165,6 @@ __device__ __forceinline__ bool mbarrier_wait_parity_fast(unsigned bar, unsigned
     return mbarrier_try_wait_parity_shared_cta_b64(bar, parity);
 }
 
-#if defined(TMASIM_WAIT_PROBE_BATCH)
-// Up to 256 try_wait probes in one PTX loop, as a hand-written wait has them; 1 once the
-// phase completed.
-__device__ __forceinline__ bool mbarrier_try_wait_parity_probes(unsigned bar, unsigned parity) {
-    unsigned done;
-    asm volatile("{\n\t.reg .pred p;\n\t.reg .u32 n;\n\tmov.u32 n, 256;\n\t"
-                 "PROBE_%=:\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "@p bra.uni DONE_%=;\n\tsub.u32 n, n, 1;\n\tsetp.ne.u32 p, n, 0;\n\t@p bra.uni PROBE_%=;\n\t"
-                 "DONE_%=:\n\tselp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    return done != 0;
-}
-#endif
-
 // mbarrier.wait's retry loop, after a first try_wait probe (in the kernel) failed: probe
 // until the phase with `parity` completes or the watchdog expires. It reads only %clock64 (a
 // %globaltimer read in the loop delayed the wake-up: an H100 multicast stream ran 15% slower
@@ -196,16 +182,16 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
     }
     return 0ull;
+#elif defined(TMASIM_WAIT_NO_CLOCK_KEEP_ARGS)  // experiment: no clock, the hang path still reachable
+    // (the multicast stream: as slow as with the watchdog, where TMASIM_WAIT_NO_WATCHDOG, which
+    // lets the compiler drop the hang path and its arguments, runs at the reference's speed)
+    while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+    }
+    return watchdog_ns >> 63;
 #endif
     const unsigned long long start = read_clock64();
     const unsigned long long limit = 2ull * watchdog_ns;
-#if defined(TMASIM_WAIT_SUSPEND_HINT)  // experiment: each probe may sleep up to 10 ms
-    while (!mbarrier_try_wait_parity_suspend_shared_cta_b64(bar, parity, 10000000u)) {
-#elif defined(TMASIM_WAIT_PROBE_BATCH)  // experiment: 256 probes in one PTX loop between clock reads
-    while (!mbarrier_try_wait_parity_probes(bar, parity)) {
-#else
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
-#endif
         const unsigned long long now = read_clock64();
         if (now - start > limit) {
             const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);

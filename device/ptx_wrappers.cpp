@@ -152,19 +152,6 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity_shared_cta_b64(unsigned
     return done != 0;
 }
 
-// PTX: mbarrier.try_wait.parity.shared::cta.b64 waitComplete, [addr], phaseParity, suspendTimeHint;  sm_90
-// One probe that may suspend the thread up to `hint_ns` (a hint: the hardware may wake it
-// sooner) unless the phase completes first.
-__device__ __forceinline__ bool mbarrier_try_wait_parity_suspend_shared_cta_b64(unsigned addr, unsigned parity,
-                                                                                unsigned hint_ns) {
-    unsigned done;
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done) : "r"(addr), "r"(parity), "r"(hint_ns) : "memory");
-    return done != 0;
-}
-
 // ---- proxy fence --------------------------------------------------------------------
 
 // PTX: fence.proxy.async.shared::cta;  sm_90
@@ -373,7 +360,6 @@ const char* const kPtxWrapperNames[] = {
     "mbarrier_arrive_expect_tx_shared_cta_b64",
     "mbarrier_expect_tx_relaxed_cta_shared_cta_b64",
     "mbarrier_try_wait_parity_shared_cta_b64",
-    "mbarrier_try_wait_parity_suspend_shared_cta_b64",
     "fence_proxy_async_shared_cta",
     "cp_async_bulk_tensor_1d_shared_cluster_global_tile_mbarrier",
     "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier",

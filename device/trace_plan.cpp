@@ -71,6 +71,12 @@ void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<
     }
 }
 
+bool uses_cp_async(const std::vector<Op>& ops) {
+    for (const Op& op : ops)
+        if (op.kind == OpKind::cp_async || (op.kind == OpKind::loop && uses_cp_async(op.body))) return true;
+    return false;
+}
+
 }  // namespace
 
 TracePlan plan_trace(const Scenario& s, TraceLevel level) {
@@ -128,6 +134,11 @@ TraceWordPlace place_trace_words(const Scenario& s, const TraceBufferLayout& lay
     p.smem_bytes = p.untraced_smem_bytes;
     p.ring_offset = (used + 15) / 16 * 16;
     if (layout.capacity == 0 || sm.sm_count <= 0 || sm.smem_per_sm <= 0) return p;
+    // cp.async fills shared memory through the same path as a store to it: with the words in
+    // shared memory the one-CTA LDGSTS stream ran 1.45x slower traced than untraced on an H100,
+    // with them in global memory 1.21x (TMA and bulk streams: 1.12 in shared, 1.14-1.16 in
+    // global; `tmasim bench executor-overhead --experiments`, TMASIM_TRACE_WORDS_IN_GLOBAL).
+    if (uses_cp_async(s.program)) return p;
     // CTAs per SM the untraced kernel could have, and how many this grid needs: the words may
     // take the shared memory of CTAs the launch would never place on the SM anyway.
     const int64_t per_block = p.untraced_smem_bytes + sm.reserved_per_block;

@@ -72,7 +72,9 @@ struct SmLimits {
 // hold for the launch: a store to shared memory costs the kernel next to nothing, where one
 // to global memory per op made an H100's one-CTA TMA stream 1.4x slower and its cp.async
 // stream 3.4x (each warp copies its words to its region at exit). Else straight into the
-// regions in global memory. The kernel aligns its dynamic shared memory to 1024 bytes itself.
+// regions in global memory, as for every kernel that issues cp.async (its copies fill shared
+// memory through the path the stores would take). The kernel aligns its dynamic shared memory
+// to 1024 bytes itself.
 struct TraceWordPlace {
     bool in_shared = false;
     int64_t ring_offset = 0;      // from the aligned base: warp w's words at + w * padded(capacity) * 4
