@@ -59,17 +59,6 @@ __device__ __forceinline__ unsigned long long trace_clock64_in_branch() {
     return trace_clock64();
 #endif
 }
-// The lane that stores the warp's words: the elected one, which holds an elected run's words.
-// TMASIM_TRACE_STORE_ALL_LANES, the benchmark's experiment: every lane stores the same word
-// to the same address (no branch; the words of a `thread N` run are wrong then).
-__device__ __forceinline__ bool trace_storing_lane(int lane, unsigned leader_lane) {
-#if defined(TMASIM_TRACE_STORE_ALL_LANES)
-    (void)lane; (void)leader_lane;
-    return true;
-#else
-    return lane == (int)leader_lane;
-#endif
-}
 __device__ __forceinline__ unsigned trace_take(unsigned mask, unsigned word, int from_lane) {
     return __shfl_sync(mask, word, from_lane);
 }

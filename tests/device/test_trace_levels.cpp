@@ -69,7 +69,7 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
     // The steady loop's three words, stored together before the pointer moves on.
-    CHECK(all.find("if (trace_storing_lane(lane, leader_lane)) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
+    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
                    "st_global_u32(tw + 2, tbuf[2]); }\n            tw += 3;") != std::string::npos);
     // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
