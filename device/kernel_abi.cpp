@@ -156,15 +156,19 @@ __device__ __forceinline__ bool mbarrier_wait_parity_fast(unsigned bar, unsigned
 
 // What a wait's retry loop and hang report need, in the thread's local memory: the kernel's
 // constants, written once after its prologue, and the wait's own site, written only once its
-// watchdog expired. The calls then take three arguments. With the 18 the untraced wait's call
-// took (the same values), the untraced multicast stream ran at 0.85 of the hand-written one's
-// speed on an H100, with 5 at 1.00 (`bench executor-overhead --experiments`,
-// TMASIM_WAIT_FEW_ARGS, 2026-11-26): the arguments, not the retry loop or its clock, cost it.
+// watchdog expired. With the 18 arguments the untraced wait's call took (the same values), the
+// untraced multicast stream ran at 0.85 of the hand-written one's speed on an H100, with 5 at
+// 1.00 (`bench executor-overhead --experiments`, TMASIM_WAIT_FEW_ARGS, 2026-11-26): the
+// arguments, not the retry loop or its clock, cost it.
 struct WaitHangContext {
     unsigned long long watchdog_ns, entry_clock, entry_ns, start_clock;
     WarpTraceHeader* trace_hdr;
     DeviceStatus* status;
     unsigned leader_lane;
+    // A traced kernel whose words wait in shared memory: the first word's shared address (else
+    // 0) and the warp's region, where a hang copies them.
+    unsigned words_shared_first;
+    unsigned* tw_region;
     // The wait: its op, loop depth and indices, barrier and element, the word it would end in.
     int op, niters, barrier, barrier_index;
     unsigned hang_word;
@@ -181,6 +185,7 @@ struct WaitHangContext {
 // unroll, and its merge with the fast path cost a taken branch and a flag test per wait.
 // Returns 0 once the phase completed, else the ns waited (at least 1).
 __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned bar, unsigned parity,
+                                                                     unsigned long long watchdog_ns,
                                                                      const WaitHangContext* c) {
 #if defined(TMASIM_WAIT_NO_WATCHDOG)  // the benchmark's experiment: what the watchdog's clock reads cost
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
@@ -191,10 +196,10 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     // lets the compiler drop the hang path and its arguments, runs at the reference's speed)
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
     }
-    return c->watchdog_ns >> 63;
+    return watchdog_ns >> 63;
 #endif
     const unsigned long long start = read_clock64();
-    const unsigned long long limit = 2ull * c->watchdog_ns;
+    const unsigned long long limit = 2ull * watchdog_ns;
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
         const unsigned long long now = read_clock64();
         if (now - start > limit) {
@@ -206,15 +211,26 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     return 0ull;
 }
 
-// The untraced kernel's wait once its watchdog expired: the hang's report and the thread's
-// exit, in one call (a traced kernel stores its clock words first, then reports with
-// report_wait_hang and returns).
+// A wait's hang report, once its watchdog expired.
 __device__ __noinline__ void report_wait_hang(const WaitHangContext* c, unsigned parity, unsigned long long waited_ns) {
     report_hang(c->status, c->op, (int)blockIdx.x, (int)(threadIdx.x >> 5), (int)(threadIdx.x & 31u), c->niters,
                 c->iters[0], c->iters[1], c->iters[2], c->iters[3], c->barrier, c->barrier_index, parity, waited_ns);
 }
-__device__ __noinline__ void wait_hang_exit(const WaitHangContext* c, unsigned parity, unsigned long long waited_ns) {
+
+// A wait after a failed first probe: the retry loop, and on a timeout the hang's trace (a
+// traced kernel stored its words before the call), report and the thread's exit, all in this
+// call, so the kernel has no branch after it
+// (a hang block after the call kept the untraced multicast stream at 0.85 of the hand-written
+// speed on an H100, and so did this call with the wait's site packed into three more
+// arguments). The kernel writes the wait's site into the context just before the call; the
+// watchdog comes as an argument (read from the context, the load delayed every retry loop's
+// first probe: the one-CTA round trip ran 3% slower).
+__device__ __noinline__ void mbarrier_wait_parity_or_exit(unsigned bar, unsigned parity,
+                                                          unsigned long long watchdog_ns, const WaitHangContext* c) {
+    const unsigned long long waited_ns = mbarrier_wait_parity_slow(bar, parity, watchdog_ns, c);
+    if (waited_ns == 0ull) return;
     trace_hang(c->trace_hdr, c->entry_clock, c->entry_ns, c->start_clock, c->leader_lane, c->hang_word);
+    if (c->words_shared_first != 0u) trace_copy_words(c->tw_region, c->words_shared_first, c->hang_word, __activemask());
     report_wait_hang(c, parity, waited_ns);
     thread_exit();
 }

@@ -114,8 +114,9 @@ void KernelWriter::emit_prologue() {
     line("// Where the first timed op begins (trace_plan.h: an op that follows a timed op begins at its end).");
     line("const unsigned long long start_clock = read_clock64();");
     line("// What a wait's retry loop and hang report need (kernel_abi.cpp WaitHangContext).");
-    line("WaitHangContext hang_ctx = {watchdog_ns, entry_clock, entry_ns, start_clock, trace_hdr, status, "
-         "leader_lane, 0, 0, 0, 0, 0u, {0, 0, 0, 0}};");
+    line(fmt::format("WaitHangContext hang_ctx = {{watchdog_ns, entry_clock, entry_ns, start_clock, trace_hdr, status, "
+                     "leader_lane, {}, tw_region, 0, 0, 0, 0, 0u, {{0, 0, 0, 0}}}};",
+                     level_ != TraceLevel::none && words_in_ == TraceWordsIn::shared ? "tw_first" : "0u"));
     line("(void)hang_ctx;");
 }
 
