@@ -114,19 +114,21 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     variants.push_back({"reference", [&, fn = launch.load_other(reference, "reference_kernel")] {
                             return launch.run_other(fn);
                         }});
-    const auto add_variant = [&](const char* define, bool traced_variant) {
+    const auto add_variant = [&](const char* define, bool traced_variant, TraceWordsIn in) {
         const std::string source = fmt::format("#define {}\n", define) +
-                                   generate_kernel_source(s, traced_variant ? TraceLevel::all : TraceLevel::none,
-                                                          words_in);
+                                   generate_kernel_source(s, traced_variant ? TraceLevel::all : TraceLevel::none, in);
         const CUfunction fn = launch.load_other(compile_or_throw(source, target, o.cache_dir, define), kKernelName);
         variants.push_back({traced_variant ? std::string(define) : fmt::format("untraced {}", define),
                             [&launch, fn, traced_variant] { return launch.run_other(fn, traced_variant); }});
     };
     if (o.experiments) {
-        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_CLOCK_NO_CLOBBER",
-                                   "TMASIM_TRACE_NO_SYNCWARP", "TMASIM_TRACE_NO_BRANCH_CLOCK"})
-            add_variant(define, true);
-        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG"}) add_variant(define, false);
+        for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_TRACE_NO_SYNCWARP",
+                                   "TMASIM_TRACE_NO_BRANCH_CLOCK", "TMASIM_TRACE_STORE_ALL_LANES"})
+            add_variant(define, true, words_in);
+        // The words stored straight into the trace buffer in global memory, as when they do not fit in shared.
+        if (words_in == TraceWordsIn::shared) add_variant("TMASIM_TRACE_WORDS_IN_GLOBAL", true, TraceWordsIn::global);
+        for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG", "TMASIM_WAIT_NO_CLOCK_KEEP_ARGS"})
+            add_variant(define, false, words_in);
     }
     for (int i = 0; i < o.warmup; ++i)
         for (Variant& v : variants) v.run();

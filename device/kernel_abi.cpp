@@ -59,6 +59,17 @@ __device__ __forceinline__ unsigned long long trace_clock64_in_branch() {
     return trace_clock64();
 #endif
 }
+// The lane that stores the warp's words: the elected one, which holds an elected run's words.
+// TMASIM_TRACE_STORE_ALL_LANES, the benchmark's experiment: every lane stores the same word
+// to the same address (no branch; the words of a `thread N` run are wrong then).
+__device__ __forceinline__ bool trace_storing_lane(int lane, unsigned leader_lane) {
+#if defined(TMASIM_TRACE_STORE_ALL_LANES)
+    (void)lane; (void)leader_lane;
+    return true;
+#else
+    return lane == (int)leader_lane;
+#endif
+}
 __device__ __forceinline__ unsigned trace_take(unsigned mask, unsigned word, int from_lane) {
     return __shfl_sync(mask, word, from_lane);
 }
@@ -171,6 +182,12 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
     }
     return 0ull;
+#elif defined(TMASIM_WAIT_NO_CLOCK_KEEP_ARGS)  // experiment: no clock, the hang path still reachable
+    // (the multicast stream: as slow as with the watchdog, where TMASIM_WAIT_NO_WATCHDOG, which
+    // lets the compiler drop the hang path and its arguments, runs at the reference's speed)
+    while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
+    }
+    return watchdog_ns >> 63;
 #endif
     const unsigned long long start = read_clock64();
     const unsigned long long limit = 2ull * watchdog_ns;

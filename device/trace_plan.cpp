@@ -16,7 +16,7 @@ namespace {
 // the end of the op that ran last, so a timed op needs no begin word of its own.
 class Planner {
 public:
-    Planner(TraceLevel level, TracePlan& plan) : level_(level), plan_(plan) {}
+    explicit Planner(TracePlan& plan) : plan_(plan) {}
 
     bool walk(const std::vector<Op>& ops, bool boundary, bool record) {
         for (const Op& op : ops) {
@@ -24,7 +24,8 @@ public:
                 boundary = walk_loop(op, boundary, record);
                 continue;
             }
-            const bool timed = op_traced(op, level_);
+            const bool timed = plan_.timed.is_timed(op);
+            if (plan_.timed.is_folded(op)) continue;  // the word before it stays the last one
             const int words = timed ? (boundary ? 1 : 2) : 0;
             if (record) plan_.words_of_op[static_cast<size_t>(op.id)] = words;
             boundary = timed;
@@ -42,22 +43,18 @@ private:
         return boundary && end;  // a loop may run no iteration
     }
 
-    TraceLevel level_;
     TracePlan& plan_;
 };
-
-int max_op_id(const std::vector<Op>& ops) {
-    int most = -1;
-    for (const Op& op : ops) most = std::max({most, op.id, op.kind == OpKind::loop ? max_op_id(op.body) : -1});
-    return most;
-}
 
 void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<Op>& ops, Expr::IntEnv& env,
                     std::vector<int64_t>& iters, std::vector<TracedInstance>* out, int64_t& words) {
     for (const Op& op : ops) {
         if (op.kind != OpKind::loop) {
             const int w = plan.words(op);
-            if (w == 0) continue;
+            if (w == 0) {
+                if (out && plan.timed.is_folded(op)) out->push_back({&op, iters, words, true});
+                continue;
+            }
             if (out) out->push_back({&op, iters, words});
             words += w;
             continue;
@@ -74,12 +71,19 @@ void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<
     }
 }
 
+bool uses_cp_async(const std::vector<Op>& ops) {
+    for (const Op& op : ops)
+        if (op.kind == OpKind::cp_async || (op.kind == OpKind::loop && uses_cp_async(op.body))) return true;
+    return false;
+}
+
 }  // namespace
 
 TracePlan plan_trace(const Scenario& s, TraceLevel level) {
     TracePlan plan;
-    plan.words_of_op.assign(static_cast<size_t>(max_op_id(s.program) + 1), 0);
-    Planner planner(level, plan);
+    plan.timed = timed_ops(s, level);
+    plan.words_of_op.assign(plan.timed.timed.size(), 0);
+    Planner planner(plan);
     // The read after the kernel's prologue is the first boundary.
     planner.walk(s.program, true, true);
     return plan;
@@ -130,6 +134,11 @@ TraceWordPlace place_trace_words(const Scenario& s, const TraceBufferLayout& lay
     p.smem_bytes = p.untraced_smem_bytes;
     p.ring_offset = (used + 15) / 16 * 16;
     if (layout.capacity == 0 || sm.sm_count <= 0 || sm.smem_per_sm <= 0) return p;
+    // cp.async fills shared memory through the same path as a store to it: with the words in
+    // shared memory the one-CTA LDGSTS stream ran 1.45x slower traced than untraced on an H100,
+    // with them in global memory 1.21x (TMA and bulk streams: 1.12 in shared, 1.14-1.16 in
+    // global; `tmasim bench executor-overhead --experiments`, TMASIM_TRACE_WORDS_IN_GLOBAL).
+    if (uses_cp_async(s.program)) return p;
     // CTAs per SM the untraced kernel could have, and how many this grid needs: the words may
     // take the shared memory of CTAs the launch would never place on the SM anyway.
     const int64_t per_block = p.untraced_smem_bytes + sm.reserved_per_block;

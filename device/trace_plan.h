@@ -8,7 +8,8 @@
 // otherwise it stores a begin word first. At level `all` every op is timed, so each stores
 // one word; at `waits` only the waits are, each storing two. Every warp stores the words of
 // every timed op, also one its threads skip (`elected`, `thread N`): that read is where its
-// next op begins. The words' address advances at run time only at loop boundaries; between
+// next op begins. Ops folded into a run of cp.async (scenarios/trace_level.h timed_ops) store
+// nothing: their events repeat the word the run began at. The words' address advances at run time only at loop boundaries; between
 // two advances the offsets are constants. The buffer has room for every word (the kernel
 // checks nothing), or the run is refused.
 #include <cstdint>
@@ -21,6 +22,7 @@ namespace tmasim::device {
 
 struct TracePlan {
     std::vector<int> words_of_op;  // by Op::id: 0 (not timed), 1 (end) or 2 (begin, end)
+    TimedOps timed;                // which ops are timed, and which are folded into a run
     int words(const Op& op) const {
         return op.id >= 0 && static_cast<size_t>(op.id) < words_of_op.size() ? words_of_op[static_cast<size_t>(op.id)] : 0;
     }
@@ -28,11 +30,13 @@ struct TracePlan {
 
 TracePlan plan_trace(const Scenario& s, TraceLevel level);
 
-// One timed op instance of one CTA, in program order: its op, loop indices and first word.
+// One timed (or folded) op instance of one CTA, in program order: its op, loop indices and
+// first word (a folded one: the word after the run's begin, none of its own).
 struct TracedInstance {
     const Op* op = nullptr;
     std::vector<int64_t> iters;
     int64_t first_word = 0;
+    bool folded = false;
 };
 // The instances CTA `cta` stores words for, and in total how many words that is.
 std::vector<TracedInstance> traced_instances(const Scenario& s, const TracePlan& plan, int cta,
@@ -68,7 +72,9 @@ struct SmLimits {
 // hold for the launch: a store to shared memory costs the kernel next to nothing, where one
 // to global memory per op made an H100's one-CTA TMA stream 1.4x slower and its cp.async
 // stream 3.4x (each warp copies its words to its region at exit). Else straight into the
-// regions in global memory. The kernel aligns its dynamic shared memory to 1024 bytes itself.
+// regions in global memory, as for every kernel that issues cp.async (its copies fill shared
+// memory through the path the stores would take). The kernel aligns its dynamic shared memory
+// to 1024 bytes itself.
 struct TraceWordPlace {
     bool in_shared = false;
     int64_t ring_offset = 0;      // from the aligned base: warp w's words at + w * padded(capacity) * 4

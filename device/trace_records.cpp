@@ -75,6 +75,25 @@ ClockLine line_of(const WarpRegion& r) {
     return l;
 }
 
+template <class NsAt>
+TraceRecord op_record(const Op& op, const std::vector<int64_t>& iters, int cta, int warp, int lane, uint64_t begin,
+                      uint64_t end, bool ended, const NsAt& ns_at) {
+    TraceRecord t{};
+    t.op = op.id;
+    t.cta = cta;
+    t.warp = warp;
+    t.lane = lane;
+    t.kind = op_is_wait(op.kind) ? kRecordWait : kRecordOp;
+    t.ended = ended ? 1 : 0;
+    t.niters = static_cast<int>(std::min<size_t>(iters.size(), kMaxLoopDepth));
+    for (int d = 0; d < t.niters; ++d) t.iters[d] = static_cast<int32_t>(iters[static_cast<size_t>(d)]);
+    t.clk_begin = begin;
+    t.clk_end = end;
+    t.ns_begin = ns_at(begin);
+    t.ns_end = ns_at(end);
+    return t;
+}
+
 }  // namespace
 
 std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan& plan, const TraceBufferLayout& layout,
@@ -125,6 +144,14 @@ std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan&
             };
             uint64_t last = r.h.start_clock;  // the word the next op leans on
             for (const TracedInstance& in : instances) {
+                if (in.folded) {
+                    // Folded into a run: issue and complete where the run began (the word
+                    // before it), once the words up to there were stored.
+                    if (in.first_word > stored) break;
+                    const WarpRole role = role_of(*in.op, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
+                    if (role.runs) out.push_back(op_record(*in.op, in.iters, cta, w, role.lane, last, last, true, ns_at));
+                    continue;
+                }
                 const int nwords = plan.words(*in.op);
                 const int64_t end_word = in.first_word + nwords - 1;
                 if (end_word >= stored && end_word != hang) break;
@@ -133,22 +160,7 @@ std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan&
                 const uint64_t end = ended ? widen(r.words[end_word]) : begin;
                 last = end;
                 const WarpRole role = role_of(*in.op, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
-                if (role.runs) {
-                    TraceRecord t{};
-                    t.op = in.op->id;
-                    t.cta = cta;
-                    t.warp = w;
-                    t.lane = role.lane;
-                    t.kind = op_is_wait(in.op->kind) ? kRecordWait : kRecordOp;
-                    t.ended = ended ? 1 : 0;
-                    t.niters = static_cast<int>(std::min<size_t>(in.iters.size(), kMaxLoopDepth));
-                    for (int d = 0; d < t.niters; ++d) t.iters[d] = static_cast<int32_t>(in.iters[static_cast<size_t>(d)]);
-                    t.clk_begin = begin;
-                    t.clk_end = end;
-                    t.ns_begin = ns_at(begin);
-                    t.ns_end = ns_at(end);
-                    out.push_back(t);
-                }
+                if (role.runs) out.push_back(op_record(*in.op, in.iters, cta, w, role.lane, begin, end, ended, ns_at));
                 if (!ended) break;
             }
             if (!r.exited()) continue;

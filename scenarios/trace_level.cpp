@@ -1,5 +1,7 @@
 #include "scenarios/trace_level.h"
 
+#include <algorithm>
+
 #include "scenarios/op_table.h"
 
 namespace tmasim {
@@ -33,6 +35,47 @@ bool op_traced(const Op& op, TraceLevel level) {
     case TraceLevel::none: return false;
     }
     return true;
+}
+
+namespace {
+
+// An op a run may hold: every thread issues it and goes on (no wait, no branch of its own).
+bool joins_issue_run(const Op& op) {
+    if (op.trace) return false;
+    if (op.kind == OpKind::loop)
+        return !op.body.empty() && std::all_of(op.body.begin(), op.body.end(), joins_issue_run);
+    return op.by.kind == Selector::Kind::all &&
+           (op.kind == OpKind::cp_async || op.kind == OpKind::cp_async_commit_group);
+}
+
+int max_op_id(const std::vector<Op>& ops) {
+    int most = -1;
+    for (const Op& op : ops) most = std::max({most, op.id, op.kind == OpKind::loop ? max_op_id(op.body) : -1});
+    return most;
+}
+
+void mark(const std::vector<Op>& ops, TraceLevel level, bool inside_folded, TimedOps& out) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+        const Op& op = ops[i];
+        const bool folded = inside_folded || (level == TraceLevel::all && joins_issue_run(op) &&
+                                              i + 1 < ops.size() && joins_issue_run(ops[i + 1]));
+        if (op.id >= 0) {
+            out.folded[static_cast<size_t>(op.id)] = folded;
+            out.timed[static_cast<size_t>(op.id)] = !folded && op_traced(op, level);
+        }
+        if (op.kind == OpKind::loop) mark(op.body, level, folded, out);
+    }
+}
+
+}  // namespace
+
+TimedOps timed_ops(const Scenario& s, TraceLevel level) {
+    TimedOps out;
+    const size_t n = static_cast<size_t>(max_op_id(s.program) + 1);
+    out.timed.assign(n, false);
+    out.folded.assign(n, false);
+    mark(s.program, level, false, out);
+    return out;
 }
 
 }  // namespace tmasim

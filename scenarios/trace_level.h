@@ -7,6 +7,7 @@
 // the kernel traced at that level; `none`, its default, predicts the kernel as it runs.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenarios/ir.h"
 
@@ -20,7 +21,28 @@ std::optional<TraceLevel> parse_trace_level(const std::string& text);  // "all",
 // Ops that block a thread until something else happens: mbarrier.wait, sync, the
 // wait_group family, wgmma.wait_group, cluster.wait and cluster.sync.
 bool is_waiting_op(const Op& op);
-// Whether the kernel brackets `op` with clock reads and records it at `level`.
+// Whether the kernel brackets `op` with clock reads and records it at `level`, taken alone.
 bool op_traced(const Op& op, TraceLevel level);
+
+// Which ops of a scenario are timed, by Op::id. At level `all`, ops that every thread issues
+// back to back and that never block (cp.async and cp.async.commit_group, and loops of
+// nothing else) are timed as one run: an op of such a run that is followed in its body by
+// another of the run is folded into it (not timed; its issue and complete are where the run
+// began) and the run's last op is timed (it begins where the run began). A clock read and a
+// word between two cp.async cost more than the copy's issue itself (the one-CTA LDGSTS
+// stream ran 1.9x slower traced, `tmasim bench executor-overhead`). An op with its own
+// `trace:` setting is never folded. Model and executor share this rule.
+struct TimedOps {
+    std::vector<bool> timed;   // the op pays a clock read and stores its word(s)
+    std::vector<bool> folded;  // the op is part of a run timed by a later op
+    bool is_timed(const Op& op) const { return at(timed, op); }
+    bool is_folded(const Op& op) const { return at(folded, op); }
+
+private:
+    static bool at(const std::vector<bool>& v, const Op& op) {
+        return op.id >= 0 && static_cast<size_t>(op.id) < v.size() && v[static_cast<size_t>(op.id)];
+    }
+};
+TimedOps timed_ops(const Scenario& s, TraceLevel level);
 
 }  // namespace tmasim

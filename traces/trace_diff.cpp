@@ -93,8 +93,8 @@ TimingSummary summarize(const std::vector<TimingRow>& rows, double tolerance) {
     return s;
 }
 
-// `faulted_*`: that run ended in a fault, after which a GPU context cannot be read, so an
-// image it lacks is no functional difference (the outcomes are compared on their own).
+// `faulted_*`: that run could read nothing back (could_not_read_back), so an image it lacks
+// is no functional difference (the outcomes are compared on their own).
 MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulted_a, bool faulted_b,
                          const DiffOptions& options) {
     MemoryDiff d;
@@ -137,8 +137,7 @@ std::vector<MemoryDiff> compare_memory(const RunResult& a, const RunResult& b, c
     for (const MemoryImage& m : b.memory) pairs[{m.space, m.name, m.cta}].second = &m;
     std::vector<MemoryDiff> out;
     for (const auto& [id, p] : pairs)
-        out.push_back(compare_image(p.first, p.second, a.outcome == Outcome::fault, b.outcome == Outcome::fault,
-                                    options));
+        out.push_back(compare_image(p.first, p.second, could_not_read_back(a), could_not_read_back(b), options));
     // Globals first: they are the scenario's answer; then the final shared buffers, then the
     // snapshots (each group by name, then cta).
     const auto rank = [](const MemoryDiff& m) { return m.space == "global" ? 0 : m.space == "shared" ? 1 : 2; };
@@ -244,6 +243,16 @@ DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions
     });
     if (options.top >= 0 && r.worst.size() > static_cast<size_t>(options.top)) r.worst.resize(options.top);
     return r;
+}
+
+// Could read back no memory: it faulted (the GPU context cannot be read after a
+// fault), or its process was killed at the wall-clock limit (a hang that no watchdog ended:
+// a named barrier's bar.sync waits forever).
+bool could_not_read_back(const RunResult& r) {
+    if (r.outcome == Outcome::fault) return true;
+    return r.outcome == Outcome::hang &&
+           std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                       [](const Diagnostic& d) { return d.rule == "device.wall_clock_limit"; });
 }
 
 }  // namespace tmasim

@@ -118,6 +118,9 @@ struct DiffReport {
 std::string arch_config_for_gpu(const std::string& gpu);
 
 DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions& options = {});
+// Whether a run could read no memory back: a fault, or a hang whose process was killed at the
+// wall-clock limit. An image such a run lacks is no functional difference.
+bool could_not_read_back(const RunResult& r);
 void print_diff(const DiffReport& report, std::ostream& out);
 
 // Linear interpolation between closest ranks (numpy's default): p in [0, 1].

@@ -41,7 +41,7 @@ std::string snapshot_line(const MemoryDiff& m) {
     case MemoryDiff::Status::missing_in_b:
         what = (m.is_mismatch ? "MISMATCH: taken " : "not compared: taken ") +
                std::string(m.status == MemoryDiff::Status::missing_in_a ? "in B only" : "in A only") +
-               (m.is_mismatch ? "" : " (the other run faulted)");
+               (m.is_mismatch ? "" : " (the other run could not read it back)");
         break;
     }
     return fmt::format("snapshot {} cta {}: {}", m.name, m.cta, what);
@@ -95,7 +95,7 @@ void print_memory(const DiffReport& r, std::ostream& out) {
         case MemoryDiff::Status::missing_in_a:
         case MemoryDiff::Status::missing_in_b:
             what = to_string(m.status) + (m.is_mismatch        ? ""
-                                          : m.space == "global" ? " (the other run faulted: not compared)"
+                                          : m.space == "global" ? " (the other run could not read it back: not compared)"
                                                                 : " (shared buffer: not compared)");
             break;
         }

@@ -74,14 +74,21 @@ session() {
   done < <(find "$work/model" -name '*.jsonl' -print0 | sort -z)
   echo "$n_diffs diffs, $n_functional functional matches (hazard scenarios may differ by design)"
 
-  echo "== layouts at full chip, untraced (the tutorial's memcpy trends; traces/analysis/layout_trends.py)"
-  # Their traces hold 35 MB memory images each: what comes back is each trace's header and
-  # memory sizes (the kernel times and the bytes moved), as <name>.summary.json.
-  .gpu/tmasim run scenarios/catalog/layouts/full_chip --backend device --trace none -o "$work/full_chip" \
-    >"$work/logs/layouts_full_chip.txt" 2>&1
-  tail -1 "$work/logs/layouts_full_chip.txt"
-  mkdir -p "$rec/layouts_untraced"
-  python3 - "$work/full_chip" "$rec/layouts_untraced" <<'PY'
+  # Full-chip scenarios (scenarios/catalog/<folder>/full_chip: the layouts tutorial's memcpy
+  # trends, traces/analysis/layout_trends.py; the calibration's global-access granularity),
+  # untraced. Their traces hold memory images of tens of MB: what comes back is each trace's
+  # header and memory sizes (the kernel times and the bytes moved), as
+  # recorded/<gpu>/<folder>_untraced/<name>.summary.json.
+  local full folder
+  for full in scenarios/catalog/*/full_chip; do
+    [ -d "$full" ] || continue
+    folder=$(basename "$(dirname "$full")")
+    echo "== $folder at full chip, untraced"
+    .gpu/tmasim run "$full" --backend device --trace none -o "$work/full_chip" \
+      >"$work/logs/${folder}_full_chip.txt" 2>&1
+    tail -1 "$work/logs/${folder}_full_chip.txt"
+    mkdir -p "$rec/${folder}_untraced"
+    python3 - "$work/full_chip" "$rec/${folder}_untraced" <<'PY'
 import json, pathlib, sys
 for trace in sorted(pathlib.Path(sys.argv[1]).glob("*.jsonl")):
     keep = []
@@ -94,7 +101,8 @@ for trace in sorted(pathlib.Path(sys.argv[1]).glob("*.jsonl")):
     with open(pathlib.Path(sys.argv[2]) / (trace.stem + ".summary.json"), "w") as out:
         out.writelines(json.dumps(d) + "\n" for d in keep)
 PY
-  rm -rf "$work/full_chip"
+    rm -rf "$work/full_chip"
+  done
 
   echo "== a device run right after the batch still works"
   local after=scenarios/catalog/guide/bulk_add_one_1d.yaml

@@ -22,7 +22,7 @@ class ClusterFabric;
 
 struct RunContext {
     RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l, TraceLevel t)
-        : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), global(s), tensormaps(s),
+        : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), timed(timed_ops(s, t)), global(s), tensormaps(s),
           dram(a.timing().hbm_bytes_per_cycle),
           l2_requests(a.timing().l2_sectors_per_cycle, a.timing().l2_request_overhead_sectors) {}
 
@@ -31,6 +31,7 @@ struct RunContext {
     const TimingParams& timing;
     const SharedLayout& layout;
     TraceLevel trace;  // the ops that pay the executor's probe cost (none: the untraced kernel)
+    TimedOps timed;    // which ops those are (runs of cp.async are timed once, as on the device)
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     DramChannel dram;            // HBM, shared by every CTA's TMA engine

@@ -57,7 +57,7 @@ void WarpProcess::exec_ops(const std::vector<Op>& ops) {
         // A kernel the device executor traces pays its probe (clock reads and a record) around
         // each op it times; predicting that kernel, the model pays the same, and nothing
         // when it predicts the kernel as it runs (trace level none, the default).
-        if (exec(op) && op_traced(op, cta_.run().trace)) spend(cta_.run().timing.trace_probe_cycles);
+        if (exec(op) && cta_.run().timed.is_timed(op)) spend(cta_.run().timing.trace_probe_cycles);
     }
 }
 

@@ -69,7 +69,7 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
     // The steady loop's four words, stored together before the pointer moves on.
-    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
+    CHECK(all.find("if (trace_storing_lane(lane, leader_lane)) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
                    "st_global_u32(tw + 2, tbuf[2]); st_global_u32(tw + 3, tbuf[3]); }\n            tw += 4;") !=
           std::string::npos);
     // Segments: before the steady loop (13 words), its body (4), after it (8).

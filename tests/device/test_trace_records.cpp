@@ -287,4 +287,9 @@ TEST_CASE("the words stay in shared memory when every warp's fit without losing 
     CHECK(place_trace_words(short_loop, small, hopper()).in_shared);
     // Untraced: nothing to place.
     CHECK_FALSE(place_trace_words(s, trace_buffer_layout(s, plan_trace(s, TraceLevel::none)), hopper()).in_shared);
+    // A kernel that issues cp.async keeps its words in global memory, however few.
+    const Scenario ldgsts = load_scenario_file(test::source_dir() + "/scenarios/catalog/bench/ldgsts_stream.yaml");
+    const TraceBufferLayout few = trace_buffer_layout(ldgsts, plan_trace(ldgsts, TraceLevel::all));
+    CHECK(few.capacity > 0);
+    CHECK_FALSE(place_trace_words(ldgsts, few, hopper()).in_shared);
 }

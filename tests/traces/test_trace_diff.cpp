@@ -80,6 +80,26 @@ TEST_CASE("after a fault on both sides, images the faulted run could not read ba
     CHECK_FALSE(diff_traces(model, device).functional_match());
 }
 
+TEST_CASE("a hang killed at the wall-clock limit read nothing back: its missing images are not compared",
+          "[traces][diff]") {
+    RunResult model = sample_run(), device = sample_run();
+    model.outcome = Outcome::hang;
+    device.outcome = Outcome::hang;
+    device.memory.clear();
+    // A hang that the kernel's watchdog ended reads memory back: a missing global counts.
+    CHECK_FALSE(diff_traces(model, device).functional_match());
+    Diagnostic killed;
+    killed.outcome = Outcome::hang;
+    killed.rule = "device.wall_clock_limit";
+    device.diagnostics.push_back(killed);
+    CHECK(could_not_read_back(device));
+    CHECK_FALSE(could_not_read_back(model));
+    const DiffReport r = diff_traces(model, device);
+    CHECK(r.functional_match());
+    CHECK(printed(r).find("global A: missing in B (the other run could not read it back: not compared)") !=
+          std::string::npos);
+}
+
 TEST_CASE("an outcome mismatch is a functional failure even with equal bytes", "[traces][diff]") {
     RunResult a = sample_run(), b = sample_run();
     b.outcome = Outcome::ok;

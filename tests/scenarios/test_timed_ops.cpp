@@ -1,0 +1,78 @@
+// Which ops a traced kernel times (scenarios/trace_level.h timed_ops): every op at level all,
+// except that runs of cp.async issued by every thread are timed once, on their last op.
+#include <catch2/catch.hpp>
+
+#include "scenarios/loader.h"
+#include "scenarios/trace_level.h"
+
+using namespace tmasim;
+
+namespace {
+// Op ids: 0 loop s { 1 loop k { 2 cp.async }, 3 commit }, 4 wait_group, 5 sync,
+// 6 cp.async (elected), 7 commit, 8 cp.async (trace: true), 9 commit, 10 cp.async, 11 wait_all.
+const char* kPipeline = R"(
+scenario: runs
+launch: {grid: [1], block: 64}
+global:
+  src: {type: f32, shape: [4096], init: iota}
+shared:
+  stage: {type: f32, shape: [512]}
+program:
+  - op: loop
+    var: s
+    count: 2
+    body:
+      - op: loop
+        var: k
+        count: 2
+        body:
+          - {op: cp.async, global: src, src_index: "s*256 + k*128 + tid*2", dst: stage, dst_index: "s*256 + k*128 + tid*2", size: 8}
+      - {op: cp.async.commit_group}
+  - {op: cp.async.wait_group, n: 0}
+  - {op: sync}
+  - {op: cp.async, global: src, src_index: "1024", dst: stage, dst_index: "0", size: 16, by: elected0}
+  - {op: cp.async.commit_group}
+  - {op: cp.async, global: src, src_index: "2048 + tid*4", dst: stage, dst_index: "tid*4", size: 16, trace: true}
+  - {op: cp.async.commit_group}
+  - {op: cp.async, global: src, src_index: "3072 + tid*4", dst: stage, dst_index: "tid*4", size: 16}
+  - {op: cp.async.wait_all}
+)";
+}  // namespace
+
+TEST_CASE("at level all a run of cp.async is timed by its last op; the ops before it are folded", "[scenarios][trace]") {
+    const Scenario s = load_scenario_text(kPipeline, "runs.yaml");
+    const TimedOps all = timed_ops(s, TraceLevel::all);
+    REQUIRE(all.timed.size() == 12);
+    // The loop of copies is followed by its commit: the copies are folded, the commit is timed.
+    CHECK(all.folded[2]);
+    CHECK_FALSE(all.timed[2]);
+    CHECK(all.timed[3]);
+    CHECK_FALSE(all.folded[3]);
+    // Waits and syncs are timed and never folded.
+    CHECK(all.timed[4]);
+    CHECK(all.timed[5]);
+    // One thread's copy is not a run of every thread's: timed on its own, as is its commit.
+    CHECK(all.timed[6]);
+    CHECK_FALSE(all.folded[6]);
+    CHECK(all.timed[7]);
+    // `trace: true` keeps an op timed on its own.
+    CHECK(all.timed[8]);
+    CHECK_FALSE(all.folded[8]);
+    // A commit followed by a copy starts a run that the copy ends.
+    CHECK(all.folded[9]);
+    // A copy followed by a wait ends its run itself: a wait's begin must be its own.
+    CHECK(all.timed[10]);
+    CHECK_FALSE(all.folded[10]);
+    CHECK(all.timed[11]);
+}
+
+TEST_CASE("only level all folds: waits and none time what op_traced says", "[scenarios][trace]") {
+    const Scenario s = load_scenario_text(kPipeline, "runs.yaml");
+    for (TraceLevel level : {TraceLevel::waits, TraceLevel::none}) {
+        const TimedOps t = timed_ops(s, level);
+        for (const Op* op : {&s.program[0].body[0].body[0], &s.program[1], &s.program[7]}) {
+            CHECK_FALSE(t.is_folded(*op));
+            CHECK(t.is_timed(*op) == op_traced(*op, level));
+        }
+    }
+}
