@@ -174,17 +174,23 @@ TEST_CASE("layouts: the reduction layouts give the same row sums at different co
     CHECK(total(b, op_id(rows, "reduce"), "st_requests") == 0);
 }
 
-TEST_CASE("layouts: at full chip R = 1..4 is flat, R = 16 slower, and the transposed view craters", "[model][layouts][full_chip]") {
+TEST_CASE("layouts: at full chip R = 1..4 is flat, R = 8, 16 slower, and the transposed view craters", "[model][layouts][full_chip]") {
+    // On the H200 config: its HBM is fast enough for the L2 request path to bind; the
+    // h100-sxm config's slower HBM hides most of it (the note of issue 12 says why).
+    ModelOptions h200;
+    h200.arch = "h200";
     std::vector<int64_t> spans;
-    for (int r : {1, 2, 4, 8, 16}) spans.push_back(span(run_ok(catalog("layouts/full_chip/memcpy_1d_r" + std::to_string(r) + ".yaml"))));
+    for (int r : {1, 2, 4, 8, 16})
+        spans.push_back(span(run_model(catalog("layouts/full_chip/memcpy_1d_r" + std::to_string(r) + ".yaml"), h200)));
     INFO("spans " << spans[0] << " " << spans[1] << " " << spans[2] << " " << spans[3] << " " << spans[4]);
     // Whole lines per instruction: bound by HBM alone (the tutorial on GB200: 6.214-6.574 TB/s).
     const auto [lo, hi] = std::minmax_element(spans.begin(), spans.begin() + 3);
     CHECK(double(*hi) / double(*lo) < 1.05);
-    // R = 8 and 16 use 64 and 32 bytes of each line an instruction touches: 1.5x and 3x the
-    // L2 line requests of R = 4 for the same bytes. On Hopper that is slower (the recorded
-    // untraced runs: 1.6-1.75x for R = 16), which the request path models.
-    CHECK(double(spans[3]) >= 0.99 * double(spans[2]));
+    // R = 8 and 16 use half of each sector an instruction touches, in 8 and 16 lines: 40 and
+    // 48 request-path slots per instruction against R = 4's 20 for the same bytes. The H200
+    // runs them 1.2x and 1.75x slower than R = 4 (traces/recorded/NVIDIA-H200/layouts_untraced).
+    CHECK(double(spans[3]) / double(spans[2]) > 1.15);
+    CHECK(double(spans[4]) / double(spans[3]) > 1.15);
     CHECK(double(spans[4]) / double(spans[2]) > 1.25);
     const int64_t rows = span(run_ok(catalog("layouts/full_chip/memcpy_2d_rows.yaml")));
     const int64_t transposed = span(run_ok(catalog("layouts/full_chip/memcpy_2d_transposed.yaml")));
