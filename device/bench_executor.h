@@ -15,11 +15,12 @@ struct BenchOptions {
     std::vector<std::string> cases;          // empty: all
     std::vector<int> ctas = {1, 16, 66, 132};  // the cluster case runs ceil(n / 2) clusters of 2
     int tiles = 512;                         // per CTA; a multiple of 8, at most 512
-    int warmup = 2;
-    int reps = 9;                            // timed launches of each variant; the median counts
+    int warmup = 3;
+    int reps = 25;  // timed launches of each variant; the median counts (a one-CTA run of 50 us moves by several %)
     std::string cache_dir;
-    // Two more traced variants, to see where tracing's cost lies: the clock reads without any
-    // record, and the 32-bit %clock instead of %clock64 (its traces would wrap; timing only).
+    // Variants of the traced and the untraced kernel, each leaving out or changing one piece
+    // (a clock read, the word stores, the words' place, the wait's watchdog: bench_executor.cpp),
+    // to see where tracing's cost lies; timing only.
     bool experiments = false;
 };
 

@@ -113,9 +113,6 @@ void KernelWriter::emit_prologue() {
     emit_snapshot_counters();
     line("// Where the first timed op begins (trace_plan.h: an op that follows a timed op begins at its end).");
     line("const unsigned long long start_clock = read_clock64();");
-    line("// The last clock word this thread read: what an elected op the warp skips repeats.");
-    line("unsigned tlast = (unsigned)start_clock;");
-    line("(void)tlast;");
 }
 
 void KernelWriter::emit_loop(const Op& op) {

@@ -69,12 +69,20 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
             emit_loop(ops[i++]);
             continue;
         }
-        // A run's ops after its first are all timed (one word each) or none is.
+        // An `elected` run: ops the plan folds into the next one, or untimed ones; a `thread N`
+        // run: ops after its first all timed (one word each) or none.
         size_t end = i + 1;
         const int later_words = plan_.words(ops[i]) > 0 ? 1 : 0;
+        const bool elected = ops[i].by.kind == Selector::Kind::elected;
+        const auto links = [&](const Op& before, const Op& next) {
+            if (elected)
+                return plan_.timed.is_folded(before) ||
+                       (plan_.words(before) == 0 && plan_.words(next) == 0 && !plan_.timed.is_folded(next));
+            return plan_.words(next) == later_words;
+        };
         if (joins_one_thread_run(ops[i]))
             while (end < ops.size() && joins_one_thread_run(ops[end]) && ops[end].by.kind == ops[i].by.kind &&
-                   ops[end].by.n == ops[i].by.n && plan_.words(ops[end]) == later_words)
+                   ops[end].by.n == ops[i].by.n && links(ops[end - 1], ops[end]))
                 ++end;
         if (end - i >= 2)
             emit_one_thread_run(ops, i, end);
@@ -89,11 +97,11 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
 // by the whole warp, split it in two, and the two branches and their reconvergence cost the
 // one-CTA TMA stream 12% on an H100 (traced with and without timing those two ops).
 // - `elected`: the run is timed as a whole, by one clock read after the branch: the last op
-//   ends there, the ones before it end where the run began (they repeat the warp's last word,
-//   `tlast`). Each clock read inside the branch (compiled to a uniform-register S2UR before
-//   the copy's issue) cost the one-CTA TMA stream about 10% of its untraced time on an H100,
-//   a shuffle of the words to lane 0 40% (`bench executor-overhead --experiments`, 2026-11-26).
-//   The elected lane stores the warp's words, so nothing moves between lanes.
+//   ends there, the ones before it are folded into it (timed_ops: no word; their events sit
+//   where the run began). Each clock read inside the branch (compiled to a uniform-register
+//   S2UR before the copy's issue) cost the one-CTA TMA stream about 10% of its untraced time
+//   on an H100, a shuffle of the words to lane 0 40% (`bench executor-overhead --experiments`,
+//   2026-11-26). The elected lane stores the warp's words, so nothing moves between lanes.
 // - `thread N`: the running thread reads the clock after each op; the words are shuffled
 //   from lane N % 32 to the storing lane, and the other warps read the clock after the branch.
 void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end) {
@@ -101,14 +109,18 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     const bool elected = ops[begin].by.kind == Selector::Kind::elected;
     const std::string name = fmt::format("trun_{}", ops[begin].id);
     line(fmt::format("// ops {} to {}: by {}, one branch", ops[begin].id, ops[end - 1].id, ops[begin].by.text()));
-    current_op_ = &ops[begin];
-    const bool timed = plan_.words(ops[begin]) > 0;
-    if (plan_.words(ops[begin]) == 2) line(read_word("trace_clock64()", "begins"));
+    // An elected run is timed by its last op (the others are folded), a `thread N` run by each.
+    const Op& timed_op = elected ? ops[end - 1] : ops[begin];
+    current_op_ = &timed_op;
+    const bool timed = plan_.words(timed_op) > 0;
+    if (plan_.words(timed_op) == 2) line(read_word("trace_clock64()", "begins"));
     // Zeroed: a lane outside the branch must not hand the compiler an undefined value to fold.
     if (timed && !elected) line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
     open(fmt::format("if ({})", t.exec));
     for (size_t i = begin; i < end; ++i) {
-        line(fmt::format("// op {}: {}{}", ops[i].id, to_string(ops[i].kind), timed ? "" : " (not timed)"));
+        const bool own_word = timed && (!elected || i + 1 == end);
+        line(fmt::format("// op {}: {}{}", ops[i].id, to_string(ops[i].kind),
+                         own_word ? "" : plan_.timed.is_folded(ops[i]) ? " (folded into the run)" : " (not timed)"));
         open("");
         emit_op_body(ops[i], threads_of(ops[i]));
         close();
@@ -122,10 +134,6 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     if (elected) {
         const Op& last = ops[end - 1];
         const bool load_last = last.kind == OpKind::shared_load || last.kind == OpKind::global_load;
-        for (size_t i = begin; i + 1 < end; ++i) {
-            current_op_ = &ops[i];
-            line(read_word("tlast", "ends (where the run began)"));
-        }
         current_op_ = &last;
         line(read_word(load_last ? "read_clock64_after(load_sink)" : "trace_clock64()", "ends (the run's end)"));
         return;
@@ -149,7 +157,7 @@ void KernelWriter::advance_trace_words() {
 std::string KernelWriter::read_word(const std::string& clock, const char* what) {
     if (pending_ == kMaxPendingWords) store_pending_words();
     ++segment_;
-    return fmt::format("tbuf[{}] = tlast = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
+    return fmt::format("tbuf[{}] = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
 }
 
 void KernelWriter::emit_word_stores() {

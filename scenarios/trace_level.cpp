@@ -48,6 +48,20 @@ bool joins_issue_run(const Op& op) {
            (op.kind == OpKind::cp_async || op.kind == OpKind::cp_async_commit_group);
 }
 
+// An op the elected thread of a warp runs in the same branch as the next one: no wait, no
+// generic shared write (the warp syncs after one), no snapshot. The kernel times such a run
+// by one clock read after its branch (a read inside it cost the one-CTA TMA stream ~10% on an
+// H100), so every op of it but the last is folded into the run.
+bool joins_elected_run(const Op& op) {
+    return !op.trace && op.kind != OpKind::loop && op.by.kind == Selector::Kind::elected && !is_waiting_op(op) &&
+           !(op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync)) && op.kind != OpKind::shared_snapshot;
+}
+
+bool folds_into_next(const Op& op, const Op& next) {
+    if (joins_issue_run(op) && joins_issue_run(next)) return true;
+    return joins_elected_run(op) && joins_elected_run(next) && op.by.n == next.by.n;
+}
+
 int max_op_id(const std::vector<Op>& ops) {
     int most = -1;
     for (const Op& op : ops) most = std::max({most, op.id, op.kind == OpKind::loop ? max_op_id(op.body) : -1});
@@ -57,8 +71,8 @@ int max_op_id(const std::vector<Op>& ops) {
 void mark(const std::vector<Op>& ops, TraceLevel level, bool inside_folded, TimedOps& out) {
     for (size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
-        const bool folded = inside_folded || (level == TraceLevel::all && joins_issue_run(op) &&
-                                              i + 1 < ops.size() && joins_issue_run(ops[i + 1]));
+        const bool folded =
+            inside_folded || (level == TraceLevel::all && i + 1 < ops.size() && folds_into_next(op, ops[i + 1]));
         if (op.id >= 0) {
             out.folded[static_cast<size_t>(op.id)] = folded;
             out.timed[static_cast<size_t>(op.id)] = !folded && op_traced(op, level);

@@ -24,11 +24,13 @@ bool is_waiting_op(const Op& op);
 // Whether the kernel brackets `op` with clock reads and records it at `level`, taken alone.
 bool op_traced(const Op& op, TraceLevel level);
 
-// Which ops of a scenario are timed, by Op::id. At level `all`, ops that every thread issues
-// back to back and that never block (cp.async and cp.async.commit_group, and loops of
-// nothing else) are timed as one run: an op of such a run that is followed in its body by
-// another of the run is folded into it (not timed; its issue and complete are where the run
-// began) and the run's last op is timed (it begins where the run began). A clock read and a
+// Which ops of a scenario are timed, by Op::id. At level `all`, two kinds of run are timed
+// as one: ops that every thread issues back to back and that never block (cp.async and
+// cp.async.commit_group, and loops of nothing else), and ops that a warp's elected thread runs
+// back to back in one branch (arrive_expect_tx then a copy: no wait, no generic shared write).
+// An op of a run that is followed in its body by another of the run is folded into it (not
+// timed; its issue and complete are where the run began) and the run's last op is timed (it
+// begins where the run began). A clock read and a
 // word between two cp.async cost more than the copy's issue itself (the one-CTA LDGSTS
 // stream ran 1.9x slower traced, `tmasim bench executor-overhead`). An op with its own
 // `trace:` setting is never folded. Model and executor share this rule.

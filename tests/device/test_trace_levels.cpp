@@ -57,25 +57,24 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(none, "report_hang(") == 0);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
-    // One word per op instance written (every op follows a timed one: no begin reads), one
-    // store each, by the elected lane, at the end of each segment between loop boundaries. An
-    // elected run's first op repeats the word before it; the run's clock is read after it.
+    // One word per timed op instance written (every op follows a timed one: no begin reads),
+    // one store each, by the elected lane, at the end of each segment between loop boundaries.
+    // An elected run's arrive_expect_tx is folded into the run: the copy's read after the
+    // branch times both, and the arrive stores no word.
     const size_t reads = count(all, " ends\n") + count(all, " ends (the run's end)\n");
-    const size_t repeats = count(all, " ends (where the run began)\n");
     CHECK(count(all, "  // op 1 ends") == 4);  // the inits, written out
     CHECK(reads == 4 + 1 + 4 + 3 + 8);  // inits, sync, the prologue's 4 runs, the steady body, the drain
-    CHECK(repeats == 4 + 1);                // the prologue's and the steady loop's arrive_expect_tx
+    CHECK(count(all, "mbarrier.arrive_expect_tx (folded into the run)") == 4 + 1);
     // The elected arrive_expect_tx and copy share one branch: the prologue's 4 and the steady loop's.
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
-    // The steady loop's four words, stored together before the pointer moves on.
+    // The steady loop's three words, stored together before the pointer moves on.
     CHECK(all.find("if (trace_storing_lane(lane, leader_lane)) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
-                   "st_global_u32(tw + 2, tbuf[2]); st_global_u32(tw + 3, tbuf[3]); }\n            tw += 4;") !=
-          std::string::npos);
-    // Segments: before the steady loop (13 words), its body (4), after it (8).
+                   "st_global_u32(tw + 2, tbuf[2]); }\n            tw += 3;") != std::string::npos);
+    // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
-    CHECK(all.find("tw += 13;") != std::string::npos);
-    CHECK(all.find("tw += 4;") != std::string::npos);
+    CHECK(all.find("tw += 9;") != std::string::npos);
+    CHECK(all.find("tw += 3;") != std::string::npos);
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
 }
 

@@ -57,7 +57,8 @@ TEST_CASE("the trace plan gives each timed op one clock word, two where the op b
           "[device][trace]") {
     const Scenario flat = load_scenario_file(test::source_dir() +
                                              "/scenarios/catalog/guide/tma_2d_load_modify_store.yaml");
-    CHECK(trace_words_per_warp(flat, plan_trace(flat, TraceLevel::all)) == 13);
+    // 13 ops, two of them an elected arrive_expect_tx folded into the copy after it.
+    CHECK(trace_words_per_warp(flat, plan_trace(flat, TraceLevel::all)) == 11);
     CHECK(trace_words_per_warp(flat, plan_trace(flat, TraceLevel::none)) == 0);
     const Scenario looped = load_scenario_text(R"(
 scenario: looped
@@ -261,17 +262,18 @@ Scenario tma_stream(int ctas, int steady_tiles) {
 }  // namespace
 
 TEST_CASE("the words stay in shared memory when every warp's fit without losing CTAs per SM", "[device][trace]") {
-    // 512 tiles: 4 inits, a sync, 8 prologue ops, 508 x 4 steady ops, 4 x 2 in the drain.
+    // 512 tiles: 4 inits, a sync, 4 prologue runs, 508 x 3 steady words (the elected
+    // arrive_expect_tx is folded into its copy), 4 x 2 in the drain.
     const Scenario s = tma_stream(132, 508);
     const TracePlan plan = plan_trace(s, TraceLevel::all);
     const TraceBufferLayout layout = trace_buffer_layout(s, plan);
-    CHECK(layout.capacity == 4 + 1 + 8 + 508 * 4 + 8);
+    CHECK(layout.capacity == 4 + 1 + 4 + 508 * 3 + 8);
     const TraceWordPlace p = place_trace_words(s, layout, hopper());
     CHECK(p.in_shared);
     // Four 16 KiB stages and four 8-byte barriers, then 4 warps' words, then the alignment slack.
     CHECK(p.ring_offset == 65568);
     CHECK(p.untraced_smem_bytes == 65568 + 1024);
-    CHECK(p.smem_bytes == 65568 + 4 * 2056 * 4 + 1024);
+    CHECK(p.smem_bytes == 65568 + 4 * 1544 * 4 + 1024);  // 1541 words, padded to 1544
     // No room under a tighter opt-in limit: the words go to global memory.
     SmLimits tight = hopper();
     tight.max_smem_optin = p.smem_bytes - 1;
@@ -279,7 +281,7 @@ TEST_CASE("the words stay in shared memory when every warp's fit without losing 
     CHECK_FALSE(g.in_shared);
     CHECK(g.smem_bytes == g.untraced_smem_bytes);
     // Three CTAs per SM: 233472 / 3 - 1024 = 76800 bytes per CTA, 65568 + 1024 before the
-    // words leaves room for 10208 bytes, fewer than 4 warps' 8224 words need.
+    // words leaves room for 10208 bytes, fewer than 4 warps' 1544 words (24704 bytes) need.
     CHECK_FALSE(place_trace_words(tma_stream(3 * 132, 508), layout, hopper()).in_shared);
     // A short loop fits there too.
     const Scenario short_loop = tma_stream(3 * 132, 4);

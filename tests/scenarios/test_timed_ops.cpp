@@ -39,7 +39,7 @@ program:
 )";
 }  // namespace
 
-TEST_CASE("at level all a run of cp.async is timed by its last op; the ops before it are folded", "[scenarios][trace]") {
+TEST_CASE("at level all a run of cp.async is timed by its last op, the ops before it are folded", "[scenarios][trace]") {
     const Scenario s = load_scenario_text(kPipeline, "runs.yaml");
     const TimedOps all = timed_ops(s, TraceLevel::all);
     REQUIRE(all.timed.size() == 12);
@@ -75,4 +75,37 @@ TEST_CASE("only level all folds: waits and none time what op_traced says", "[sce
             CHECK(t.is_timed(*op) == op_traced(*op, level));
         }
     }
+}
+
+TEST_CASE("an elected run is timed by its last op, the ops before it are folded", "[scenarios][trace]") {
+    // Op ids: 0 init, 1 sync, 2 arrive_expect_tx, 3 bulk.load (elected0), 4 arrive_expect_tx
+    // (elected1), 5 shared.store (elected0), 6 arrive_expect_tx (elected0), 7 wait.
+    const Scenario s = load_scenario_text(R"(
+scenario: elected_runs
+launch: {grid: [1], block: 64}
+global:
+  src: {type: f32, shape: [256], init: iota}
+shared:
+  box: {type: f32, shape: [256]}
+barriers:
+  full: {}
+program:
+  - {op: mbarrier.init, barrier: full, count: 1, by: thread0}
+  - {op: sync}
+  - {op: mbarrier.arrive_expect_tx, barrier: full, bytes: 1024, by: elected0}
+  - {op: bulk.load, global: src, offset: 0, bytes: 1024, dst: box, barrier: full, by: elected0}
+  - {op: mbarrier.arrive_expect_tx, barrier: full, bytes: 0, by: elected1}
+  - {op: shared.store, buffer: box, index: "0", value: "1", by: elected0}
+  - {op: mbarrier.arrive_expect_tx, barrier: full, bytes: 0, by: elected0}
+  - {op: mbarrier.wait, barrier: full, parity: 0}
+)", "elected_runs.yaml");
+    const TimedOps all = timed_ops(s, TraceLevel::all);
+    CHECK(all.folded[2]);  // the producer's arrive_expect_tx, folded into its copy
+    CHECK(all.timed[3]);
+    CHECK_FALSE(all.folded[3]);  // warp 1's elected thread is another thread: no run
+    CHECK_FALSE(all.folded[4]);
+    CHECK_FALSE(all.folded[5]);  // a generic shared write ends a run (the warp syncs after it)
+    CHECK(all.timed[6]);
+    CHECK_FALSE(all.folded[6]);  // followed by a wait
+    CHECK_FALSE(timed_ops(s, TraceLevel::none).folded[2]);
 }
