@@ -123,7 +123,7 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     };
     if (o.experiments) {
         for (const char* define : {"TMASIM_TRACE_NO_STORE", "TMASIM_TRACE_NO_CLOCK", "TMASIM_TRACE_NO_SYNCWARP",
-                                   "TMASIM_TRACE_NO_BRANCH_CLOCK", "TMASIM_TRACE_STORE_ALL_LANES"})
+                                   "TMASIM_TRACE_NO_BRANCH_CLOCK"})
             add_variant(define, true, words_in);
         // The words stored straight into the trace buffer in global memory, as when they do not fit in shared.
         if (words_in == TraceWordsIn::shared) add_variant("TMASIM_TRACE_WORDS_IN_GLOBAL", true, TraceWordsIn::global);

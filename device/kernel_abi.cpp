@@ -59,17 +59,6 @@ __device__ __forceinline__ unsigned long long trace_clock64_in_branch() {
     return trace_clock64();
 #endif
 }
-// The lane that stores the warp's words: the elected one, which holds an elected run's words.
-// TMASIM_TRACE_STORE_ALL_LANES, the benchmark's experiment: every lane stores the same word
-// to the same address (no branch; the words of a `thread N` run are wrong then).
-__device__ __forceinline__ bool trace_storing_lane(int lane, unsigned leader_lane) {
-#if defined(TMASIM_TRACE_STORE_ALL_LANES)
-    (void)lane; (void)leader_lane;
-    return true;
-#else
-    return lane == (int)leader_lane;
-#endif
-}
 __device__ __forceinline__ unsigned trace_take(unsigned mask, unsigned word, int from_lane) {
     return __shfl_sync(mask, word, from_lane);
 }
@@ -165,19 +154,34 @@ __device__ __forceinline__ bool mbarrier_wait_parity_fast(unsigned bar, unsigned
     return mbarrier_try_wait_parity_shared_cta_b64(bar, parity);
 }
 
+// What a wait's retry loop and hang report need, in the thread's local memory: the kernel's
+// constants, written once after its prologue, and the wait's own site, written only once its
+// watchdog expired. The calls then take three arguments. With the 18 the untraced wait's call
+// took (the same values), the untraced multicast stream ran at 0.85 of the hand-written one's
+// speed on an H100, with 5 at 1.00 (`bench executor-overhead --experiments`,
+// TMASIM_WAIT_FEW_ARGS, 2026-11-26): the arguments, not the retry loop or its clock, cost it.
+struct WaitHangContext {
+    unsigned long long watchdog_ns, entry_clock, entry_ns, start_clock;
+    WarpTraceHeader* trace_hdr;
+    DeviceStatus* status;
+    unsigned leader_lane;
+    // The wait: its op, loop depth and indices, barrier and element, the word it would end in.
+    int op, niters, barrier, barrier_index;
+    unsigned hang_word;
+    long long iters[4];
+};
+
 // mbarrier.wait's retry loop, after a first try_wait probe (in the kernel) failed: probe
 // until the phase with `parity` completes or the watchdog expires. It reads only %clock64 (a
 // %globaltimer read in the loop delayed the wake-up: an H100 multicast stream ran 15% slower
 // than by hand); 2 cycles per ns bound the SM clock, so the wait lasts at least
 // `watchdog_ns`, and the ns waited convert by the warp's own clock rate since its entry
-// (`entry_clock`, `entry_ns`). A function of its own, called off the kernel's fast path:
+// (the context's `entry_clock`, `entry_ns`). A function of its own, called off the kernel's fast path:
 // inline, its clock arithmetic made every pipeline loop body too large for the compiler to
 // unroll, and its merge with the fast path cost a taken branch and a flag test per wait.
 // Returns 0 once the phase completed, else the ns waited (at least 1).
 __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned bar, unsigned parity,
-                                                                     unsigned long long watchdog_ns,
-                                                                     unsigned long long entry_clock,
-                                                                     unsigned long long entry_ns) {
+                                                                     const WaitHangContext* c) {
 #if defined(TMASIM_WAIT_NO_WATCHDOG)  // the benchmark's experiment: what the watchdog's clock reads cost
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
     }
@@ -187,14 +191,14 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     // lets the compiler drop the hang path and its arguments, runs at the reference's speed)
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
     }
-    return watchdog_ns >> 63;
+    return c->watchdog_ns >> 63;
 #endif
     const unsigned long long start = read_clock64();
-    const unsigned long long limit = 2ull * watchdog_ns;
+    const unsigned long long limit = 2ull * c->watchdog_ns;
     while (!mbarrier_try_wait_parity_shared_cta_b64(bar, parity)) {
         const unsigned long long now = read_clock64();
         if (now - start > limit) {
-            const double ns_per_clock = (double)(read_globaltimer() - entry_ns) / (double)(now - entry_clock);
+            const double ns_per_clock = (double)(read_globaltimer() - c->entry_ns) / (double)(now - c->entry_clock);
             const unsigned long long waited = (unsigned long long)((double)(now - start) * ns_per_clock);
             return waited > 0ull ? waited : 1ull;
         }
@@ -202,24 +206,16 @@ __device__ __noinline__ unsigned long long mbarrier_wait_parity_slow(unsigned ba
     return 0ull;
 }
 
-// The untraced kernel's wait after a failed first probe: the retry loop, and on a timeout
-// the hang's report and the thread's exit, all here, so the kernel has no branch after the
-// call and no hang block per wait. With that block in the kernel the untraced multicast
-// stream ran 16% slower than by hand on an H100, and the one-CTA TMA stream 3-5%
-// (`bench executor-overhead --experiments`, TMASIM_WAIT_NO_WATCHDOG). The hang's details
-// come as arguments, computed only on this slow path. (A traced kernel keeps its hang block:
-// it stores the clock words it holds in registers first.)
-__device__ __noinline__ void mbarrier_wait_parity_or_exit(unsigned bar, unsigned parity, unsigned long long watchdog_ns,
-                                                          unsigned long long entry_clock, unsigned long long entry_ns,
-                                                          WarpTraceHeader* trace_hdr, unsigned long long start_clock,
-                                                          unsigned leader_lane, unsigned hang_word, DeviceStatus* st,
-                                                          int op, int niters, long long i0, long long i1, long long i2,
-                                                          long long i3, int barrier, int barrier_index) {
-    const unsigned long long waited_ns = mbarrier_wait_parity_slow(bar, parity, watchdog_ns, entry_clock, entry_ns);
-    if (waited_ns == 0ull) return;
-    trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, hang_word);
-    report_hang(st, op, (int)blockIdx.x, (int)(threadIdx.x >> 5), (int)(threadIdx.x & 31u), niters, i0, i1, i2, i3,
-                barrier, barrier_index, parity, waited_ns);
+// The untraced kernel's wait once its watchdog expired: the hang's report and the thread's
+// exit, in one call (a traced kernel stores its clock words first, then reports with
+// report_wait_hang and returns).
+__device__ __noinline__ void report_wait_hang(const WaitHangContext* c, unsigned parity, unsigned long long waited_ns) {
+    report_hang(c->status, c->op, (int)blockIdx.x, (int)(threadIdx.x >> 5), (int)(threadIdx.x & 31u), c->niters,
+                c->iters[0], c->iters[1], c->iters[2], c->iters[3], c->barrier, c->barrier_index, parity, waited_ns);
+}
+__device__ __noinline__ void wait_hang_exit(const WaitHangContext* c, unsigned parity, unsigned long long waited_ns) {
+    trace_hang(c->trace_hdr, c->entry_clock, c->entry_ns, c->start_clock, c->leader_lane, c->hang_word);
+    report_wait_hang(c, parity, waited_ns);
     thread_exit();
 }
 

@@ -113,6 +113,10 @@ void KernelWriter::emit_prologue() {
     emit_snapshot_counters();
     line("// Where the first timed op begins (trace_plan.h: an op that follows a timed op begins at its end).");
     line("const unsigned long long start_clock = read_clock64();");
+    line("// What a wait's retry loop and hang report need (kernel_abi.cpp WaitHangContext).");
+    line("WaitHangContext hang_ctx = {watchdog_ns, entry_clock, entry_ns, start_clock, trace_hdr, status, "
+         "leader_lane, 0, 0, 0, 0, 0u, {0, 0, 0, 0}};");
+    line("(void)hang_ctx;");
 }
 
 void KernelWriter::emit_loop(const Op& op) {

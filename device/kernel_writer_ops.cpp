@@ -102,24 +102,24 @@ void KernelWriter::emit_wait(const Op& op) {
     line(fmt::format("const unsigned parity = (unsigned){} & 1u;", int_expr(op.parity, op, "parity")));
     // The fast path is a probe and a branch not taken, as a hand-written wait's.
     open(fmt::format("if (__builtin_expect(!mbarrier_wait_parity_fast({}, parity), 0))", bar.addr));
-    if (level_ == TraceLevel::none) {  // nothing in registers to store at a hang: the call does it all
-        line(fmt::format("mbarrier_wait_parity_or_exit({}, parity, watchdog_ns, entry_clock, entry_ns, trace_hdr, "
-                         "start_clock, leader_lane, (unsigned)(tw - tw_first) + {}u, status, {}, {}, it[0], it[1], "
-                         "it[2], it[3], {}, (int){});",
-                         bar.addr, segment_, op.id, loop_vars_.size(), bar.decl, bar.elem_index));
-        close();
-        return;
-    }
-    line(fmt::format("const unsigned long long waited_ns = mbarrier_wait_parity_slow({}, parity, watchdog_ns, "
-                     "entry_clock, entry_ns);",
+    line(fmt::format("const unsigned long long waited_ns = mbarrier_wait_parity_slow({}, parity, &hang_ctx);",
                      bar.addr));
-    open("if (waited_ns != 0ull)");
+    open("if (__builtin_expect(waited_ns != 0ull, 0))");
     line("// Watchdog expired: leave a wait that began and never ended, report, and exit.");
-    emit_hang_trace();
-    line(fmt::format("report_hang(status, {}, (int)blockIdx.x, warp, lane, {}, it[0], it[1], it[2], "
-                     "it[3], {}, (int){}, parity, waited_ns);",
-                     op.id, loop_vars_.size(), bar.decl, bar.elem_index));
-    line("return;");
+    // An untraced kernel holds no words: one call does the rest. A traced one stores its words first.
+    if (level_ != TraceLevel::none) emit_hang_trace();
+    // The wait's site, into the thread's hang context (kernel_abi.cpp WaitHangContext).
+    std::string site = fmt::format("hang_ctx.op = {}; hang_ctx.niters = {}; hang_ctx.barrier = {}; "
+                                   "hang_ctx.barrier_index = (int){}; hang_ctx.hang_word = (unsigned)(tw - tw_first) + {}u;",
+                                   op.id, loop_vars_.size(), bar.decl, bar.elem_index, segment_);
+    for (size_t d = 0; d < loop_vars_.size() && d < 4; ++d) site += fmt::format(" hang_ctx.iters[{0}] = it[{0}];", d);
+    line(site);
+    if (level_ == TraceLevel::none) {
+        line("wait_hang_exit(&hang_ctx, parity, waited_ns);");
+    } else {
+        line("report_wait_hang(&hang_ctx, parity, waited_ns);");
+        line("return;");
+    }
     close();
     close();
 }

@@ -162,7 +162,7 @@ std::string KernelWriter::read_word(const std::string& clock, const char* what) 
 
 void KernelWriter::emit_word_stores() {
     if (pending_ == 0) return;
-    std::string stores = "if (trace_storing_lane(lane, leader_lane)) {";
+    std::string stores = "if (lane == (int)leader_lane) {";
     for (int j = 0; j < pending_; ++j) {
         const int64_t index = segment_ - pending_ + j;
         stores += words_in_ == TraceWordsIn::shared ? fmt::format(" st_shared_u32(tw + {}u, tbuf[{}]);", 4 * index, j)

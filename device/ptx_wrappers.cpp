@@ -23,14 +23,9 @@ __device__ __forceinline__ unsigned cvta_to_shared_u32(const void* generic) {
 }
 
 // PTX: mov.u64 d, %clock64;  sm_20 (SM cycles; "memory" pins it between the ops it times)
-// TMASIM_CLOCK_NO_CLOBBER, the benchmark's experiment, drops the clobber.
 __device__ __forceinline__ unsigned long long read_clock64() {
     unsigned long long c;
-#if defined(TMASIM_CLOCK_NO_CLOBBER)
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-#else
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory");
-#endif
     return c;
 }
 

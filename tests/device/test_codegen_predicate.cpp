@@ -26,7 +26,7 @@ program:
     CHECK(src.find("if (((sel_mask_0 >> lane) & 1u) != 0u)") != std::string::npos);
     // Its clock word: read by the whole warp after the branch, stored by lane 0 with the next.
     CHECK(src.find("tbuf[0] = (unsigned)trace_clock64();  // op 0 ends") != std::string::npos);
-    CHECK(src.find("if (trace_storing_lane(lane, leader_lane)) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); }") !=
+    CHECK(src.find("if (lane == (int)leader_lane) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); }") !=
           std::string::npos);
     // compute walks its elements by the thread's rank among the selected threads.
     CHECK(src.find("e += (int)(sel_count_1)") != std::string::npos);

@@ -51,9 +51,10 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     // The ops themselves are all there: 4 written-out prologue copies and the steady loop's.
     CHECK(count(none, "mbarrier_arrive_expect_tx_shared_cta_b64(") == 4 + 1);
     CHECK(count(none, "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(") == 4 + 1);
-    // Each wait's first probe, and the one call that retries (and reports a hang) after it.
+    // Each wait's first probe, the call that retries after it, and the one that reports a hang.
     CHECK(count(none, "mbarrier_wait_parity_fast(") == 1 + 4);
-    CHECK(count(none, "mbarrier_wait_parity_or_exit(") == 1 + 4);
+    CHECK(count(none, "mbarrier_wait_parity_slow(") == 1 + 4);
+    CHECK(count(none, "wait_hang_exit(&hang_ctx") == 1 + 4);
     CHECK(count(none, "report_hang(") == 0);
 
     const std::string all = kernel_of(generate_kernel_source(s, TraceLevel::all));
@@ -69,7 +70,7 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
     // The steady loop's three words, stored together before the pointer moves on.
-    CHECK(all.find("if (trace_storing_lane(lane, leader_lane)) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
+    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
                    "st_global_u32(tw + 2, tbuf[2]); }\n            tw += 3;") != std::string::npos);
     // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
