@@ -48,6 +48,8 @@ const std::vector<ParamEntry>& param_table() {
         {"tma_latency_hbm_cycles", &TimingParams::tma_latency_hbm_cycles},
         {"tma_bytes_per_cycle", &TimingParams::tma_bytes_per_cycle},
         {"hbm_bytes_per_cycle", &TimingParams::hbm_bytes_per_cycle},
+        {"l2_sectors_per_cycle", &TimingParams::l2_sectors_per_cycle},
+        {"l2_request_overhead_sectors", &TimingParams::l2_request_overhead_sectors},
         {"tma_complete_tx_chunk_bytes", &TimingParams::tma_complete_tx_chunk_bytes},
         {"smem_port_bytes_per_cycle", &TimingParams::smem_port_bytes_per_cycle},
         {"compute_base_cycles", &TimingParams::compute_base_cycles},

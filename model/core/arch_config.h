@@ -33,6 +33,8 @@ struct TimingParams {
     double tma_latency_hbm_cycles = 0;
     double tma_bytes_per_cycle = 0;          // per SM
     double hbm_bytes_per_cycle = 0;          // the whole chip: L2 misses and write-backs share it
+    double l2_sectors_per_cycle = 0;         // the whole chip: L1-to-L2 request slots (one per sector moved)
+    double l2_request_overhead_sectors = 0;  // the slots each line request takes besides its sectors
     double tma_complete_tx_chunk_bytes = 0;  // a load credits its barrier in pieces this big
     double smem_port_bytes_per_cycle = 0;
     double compute_base_cycles = 0;          // a compute op's fixed cost (loop set-up, first load)

@@ -138,9 +138,11 @@ double LayoutWarpOps::global_access(const Op& op, std::map<std::string, std::str
     const double issue = double(v.plan.per_thread) * tp.issue_cycles;
     const int64_t now = now_cycles();
     // Every sector passes the HBM channel: the model keeps no L2 reuse between op
-    // instances, as for the tutorial's tensors (8 GB, far beyond L2). A store is posted:
-    // its bytes occupy the channel, the warp goes on.
-    const int64_t through = dram_bytes > 0 ? run.dram.pass(now, dram_bytes) - now : 0;
+    // instances, as for the tutorial's tensors (8 GB, far beyond L2). Each instruction's
+    // line requests pass the chip's L2 request path meanwhile; a load waits for the later of
+    // the two. A store is posted: its bytes and requests occupy both, the warp goes on.
+    const int64_t bytes_done = dram_bytes > 0 ? run.dram.pass(now, dram_bytes) : now;
+    const int64_t through = std::max(bytes_done, run.l2_requests.pass(now, lines, sectors)) - now;
     if (is_store) return issue;
     detail["l2_hit"] = resident ? "1" : "0";
     return issue + (resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles) + double(through);

@@ -8,6 +8,7 @@
 #include "model/core/event_log.h"
 #include "model/state/dram_channel.h"
 #include "model/state/global_memory.h"
+#include "model/state/l2_request_path.h"
 #include "model/state/snapshot_log.h"
 #include "model/state/tensormap_state.h"
 #include "scenarios/ir.h"
@@ -22,7 +23,8 @@ class ClusterFabric;
 struct RunContext {
     RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l, TraceLevel t)
         : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), timed(timed_ops(s, t)), global(s), tensormaps(s),
-          dram(a.timing().hbm_bytes_per_cycle) {}
+          dram(a.timing().hbm_bytes_per_cycle),
+          l2_requests(a.timing().l2_sectors_per_cycle, a.timing().l2_request_overhead_sectors) {}
 
     const Scenario& scenario;
     const ArchConfig& arch;
@@ -33,6 +35,7 @@ struct RunContext {
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     DramChannel dram;            // HBM, shared by every CTA's TMA engine
+    L2RequestPath l2_requests;   // L1 to L2: the layout ops' line requests (loads and stores)
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
     int64_t last_warp_exit = 0;  // cycle the last warp to finish finished: the kernel's span

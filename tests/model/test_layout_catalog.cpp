@@ -174,12 +174,24 @@ TEST_CASE("layouts: the reduction layouts give the same row sums at different co
     CHECK(total(b, op_id(rows, "reduce"), "st_requests") == 0);
 }
 
-TEST_CASE("layouts: at full chip the R sweep is flat and the transposed view craters", "[model][layouts][full_chip]") {
+TEST_CASE("layouts: at full chip R = 1..4 is flat, R = 8, 16 slower, and the transposed view craters", "[model][layouts][full_chip]") {
+    // On the H200 config: its HBM is fast enough for the L2 request path to bind; the
+    // h100-sxm config's slower HBM hides most of it (the note of issue 12 says why).
+    ModelOptions h200;
+    h200.arch = "h200";
     std::vector<int64_t> spans;
-    for (int r : {1, 2, 4, 8, 16}) spans.push_back(span(run_ok(catalog("layouts/full_chip/memcpy_1d_r" + std::to_string(r) + ".yaml"))));
-    const auto [lo, hi] = std::minmax_element(spans.begin(), spans.end());
+    for (int r : {1, 2, 4, 8, 16})
+        spans.push_back(span(run_model(catalog("layouts/full_chip/memcpy_1d_r" + std::to_string(r) + ".yaml"), h200)));
     INFO("spans " << spans[0] << " " << spans[1] << " " << spans[2] << " " << spans[3] << " " << spans[4]);
-    CHECK(double(*hi) / double(*lo) < 1.05);  // the tutorial: 6.214-6.574 TB/s
+    // Whole lines per instruction: bound by HBM alone (the tutorial on GB200: 6.214-6.574 TB/s).
+    const auto [lo, hi] = std::minmax_element(spans.begin(), spans.begin() + 3);
+    CHECK(double(*hi) / double(*lo) < 1.05);
+    // R = 8 and 16 use half of each sector an instruction touches: twice R = 4's sectors
+    // through the L2 request path for the same bytes, and R = 16 in twice R = 8's lines. The
+    // H200 runs them 1.26x and 1.77x slower than R = 4 (traces/recorded/NVIDIA-H200/layouts_untraced).
+    CHECK(double(spans[3]) / double(spans[2]) > 1.15);
+    CHECK(double(spans[4]) / double(spans[3]) > 1.05);
+    CHECK(double(spans[4]) / double(spans[2]) > 1.25);
     const int64_t rows = span(run_ok(catalog("layouts/full_chip/memcpy_2d_rows.yaml")));
     const int64_t transposed = span(run_ok(catalog("layouts/full_chip/memcpy_2d_transposed.yaml")));
     const int64_t fixed = span(run_ok(catalog("layouts/full_chip/memcpy_2d_transposed_fixed.yaml")));

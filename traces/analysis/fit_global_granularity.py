@@ -1,44 +1,50 @@
 #!/usr/bin/env python3
-"""Fit the chip's L1-to-L2 request path (l2_sectors_per_cycle S, l2_request_overhead_sectors r
-in model/arch/*.yaml) on the calibration scenarios scenarios/catalog/calibrate/full_chip/*.yaml,
-run untraced on the device and recorded as
-traces/recorded/<gpu>/calibrate_untraced/<stem>.summary.json (the trace's header and memory
-records, as layouts_untraced/).
+"""Fit the chip's L1-to-L2 request path (l2_sectors_per_cycle in model/arch/*.yaml) on the
+calibration scenarios scenarios/catalog/calibrate/full_chip/*.yaml, run untraced on the device
+and recorded as traces/recorded/<gpu>/calibrate_untraced/<stem>.summary.json (the trace's header
+and memory records, as layouts_untraced/).
 
 The model sends one request per 128-byte line a warp instruction touches; a request takes
-r + (its 32-byte sectors) slots of the S per cycle the chip serves (model/state/l2_request_path.h).
-Each scenario moves the same 16.5 MiB per direction through HBM as a dense copy, but its
-instructions use 32, 64 or 128 bytes of each line they touch, so requests and sectors per byte
-differ (table below). r and S are fitted on the two load-only scenarios: load_v4_32b_lines
-(one whole sector per request) and load_v4_32b_split_sectors (the halves of two sectors per
-request): the second costs one more slot per request, which gives S; the first then gives r.
-The three copies are checks, not fitted: the same costs for stores (copy_v4_32b_lines), for
-scalar instructions (copy_v1_32b_lines), and half the requests per byte (copy_v2_64b_lines).
+l2_request_overhead_sectors + (its 32-byte sectors) slots of the l2_sectors_per_cycle the chip
+serves (model/state/l2_request_path.h). Each scenario moves the same 16.5 MiB per direction
+through HBM as a dense copy, but its instructions use 32, 64 or 128 bytes of each line they
+touch (table below). The rate is fitted on copy_v4_32b_lines, the copy with the most requests
+per byte and per instruction. The overhead is the config's (an estimate) unless
+copy_v4_32b_split_sectors is recorded: it has the same requests and twice the sectors (each
+instruction uses half of each sector it touches), so the span it adds fixes the rate per sector
+and copy_v4_32b_lines then the overhead. copy_v1_32b_lines (the same requests from scalar
+instructions) and copy_v2_64b_lines (half the requests) are checks.
 
-The fit runs the model itself (the GPU's arch config with the candidate numbers, untraced):
-each round takes the model's span less its request-path cycles as the kernel's fixed part
-(start, latency, tail), solves the two equations on the device spans less that part, and
-stops when the model's spans match the device's within 0.5%.
+The load-only scenarios do not calibrate anything: their device kernels end within a microsecond
+(a warp exits without waiting for loads whose values it never uses), so they are printed and
+left out.
+
+The fit runs the model itself (the GPU's arch config with the candidate rate, untraced): each
+round moves the cycles per slot by the span the model misses, divided by the slots, until the
+model's span matches the device's within 0.5%. When the model is slower than the device even
+with no request limit (its HBM bound already is), the rate is not identifiable on that GPU.
 
 usage (from the repository root):
-  traces/analysis/fit_global_granularity.py [--gpu NVIDIA-H200 ...] [--tmasim build/cli/tmasim] [--bound-only]
-Prints, per GPU, each scenario's device throughput, the fitted numbers, and the model against
-the device on all five scenarios. Stdlib only.
+  traces/analysis/fit_global_granularity.py [--gpu NVIDIA-H200 ...] [--tmasim build/cli/tmasim]
+Prints, per GPU, each scenario's device throughput, the fitted rate, and the model against the
+device on the copies. Exits 1 when a GPU has no recorded fitting run, 2 when the rate is not
+identifiable on one. Stdlib only.
 """
 import argparse, json, os, pathlib, re, shutil, subprocess, sys, tempfile
 
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 CATALOG = pathlib.Path("scenarios/catalog/calibrate/full_chip")
-# stem: (line requests per byte moved, sectors per byte moved, role). Lines of 128 B,
-# sectors of 32 B; bytes moved = bytes loaded + bytes stored.
+# stem: (line requests per byte moved, sectors per byte moved, role). Lines of 128 B, sectors
+# of 32 B; bytes moved = bytes loaded + bytes stored.
 SCENARIOS = {
-    "load_v4_32b_lines": (1 / 32, 1 / 32, "fitted (r, S)"),
-    "load_v4_32b_split_sectors": (1 / 32, 1 / 16, "fitted (S)"),
-    "copy_v4_32b_lines": (1 / 32, 1 / 32, "check: stores cost as loads"),
+    "copy_v4_32b_lines": (1 / 32, 1 / 32, "fitted"),
     "copy_v1_32b_lines": (1 / 32, 1 / 32, "check: scalar instructions"),
     "copy_v2_64b_lines": (1 / 64, 1 / 32, "check: half the requests per byte"),
+    "copy_v4_32b_split_sectors": (1 / 32, 1 / 16, "fitted with copy_v4_32b_lines when recorded (the overhead)"),
+    "load_v4_32b_lines": (1 / 32, 1 / 32, "left out: loads never used"),
+    "load_v4_32b_split_sectors": (1 / 32, 1 / 16, "left out: loads never used"),
 }
-FIT = ("load_v4_32b_lines", "load_v4_32b_split_sectors")
+FIT, SPLIT = "copy_v4_32b_lines", "copy_v4_32b_split_sectors"
 
 
 def read_summary(path):
@@ -64,40 +70,38 @@ def model_span_ns(tmasim, arch, stem, arch_dir):
         return read_summary(out)[0]
 
 
-def write_numbers(arch_dir, arch, sectors_per_cycle, overhead):
-    path = os.path.join(arch_dir, arch + ".yaml")
+def config_value(path, key):
+    m = re.search(r"%s:\s*\n\s*value:\s*([\d.eE+-]+)" % key, open(path).read())
+    if not m:
+        sys.exit("fit_global_granularity: no %s value in %s" % (key, path))
+    return float(m.group(1))
+
+
+def write_numbers(path, rate, overhead):
     text = open(path).read()
-    for key, value in (("l2_sectors_per_cycle", sectors_per_cycle), ("l2_request_overhead_sectors", overhead)):
+    for key, value in (("l2_sectors_per_cycle", rate), ("l2_request_overhead_sectors", overhead)):
         text, n = re.subn(r"(%s:\s*\n\s*value:\s*)[\d.eE+-]+" % key, r"\g<1>%.4f" % value, text)
         if n != 1:
             sys.exit("fit_global_granularity: no %s value in %s" % (key, path))
     open(path, "w").write(text)
 
 
-def solve(cycles_per_byte):
-    """(S, r) from the two fitting scenarios' request-path cycles per byte moved."""
-    (qa, sa), (qb, sb) = (SCENARIOS[s][:2] for s in FIT)
-    ca, cb = (cycles_per_byte[s] for s in FIT)
-    if cb <= ca * 1.001:  # the extra sector costs nothing: requests alone bind (r large)
-        print("    the split sectors cost no more than whole ones: r capped at 64")
-        return (64 * qa + sa) / ca, 64.0
-    S = (sb - sa) / (cb - ca)  # the two differ only in sectors per byte (qa == qb)
-    r = (ca * S - sa) / qa
-    if r < 0.1:
-        print(f"    r = {r:.2f} below 0.1: sectors alone bind; r set to 0.1")
-        r = 0.1
-        S = (r * qa + sa) / ca
-    return S, r
-
-
-def slots_per_byte(stem, r):
-    return r * SCENARIOS[stem][0] + SCENARIOS[stem][1]
+def fit_rate(tmasim, arch, path, arch_dir, run, overhead, cycles_per_slot):
+    """Cycles per slot whose model span of FIT is the device's, and that span (ns)."""
+    span, mhz, loaded, stored = run
+    slots = (loaded + stored) * (overhead * SCENARIOS[FIT][0] + SCENARIOS[FIT][1])
+    for _ in range(8):
+        write_numbers(path, 1 / cycles_per_slot, overhead)
+        ns = model_span_ns(tmasim, arch, FIT, arch_dir)
+        if abs(ns - span) <= 0.005 * span:
+            break
+        cycles_per_slot = max(cycles_per_slot + (span - ns) * mhz / 1000 / slots, 1e-6)
+    return cycles_per_slot, ns
 
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--gpu", action="append", choices=sorted(ARCH_OF_GPU))
 ap.add_argument("--tmasim", default="build/cli/tmasim")
-ap.add_argument("--bound-only", action="store_true", help="only the requests / span estimate; no model runs")
 args = ap.parse_args()
 status = 0
 for gpu in args.gpu or sorted(ARCH_OF_GPU):
@@ -107,34 +111,47 @@ for gpu in args.gpu or sorted(ARCH_OF_GPU):
     print(f"  {'scenario':28} {'span ns':>8} {'TB/s':>6} {'B/cycle':>8} {'requests/cycle':>14}")
     for stem, (span, mhz, loaded, stored) in runs.items():
         cycles = span * mhz / 1000
-        requests = (loaded + stored) * SCENARIOS[stem][0]
         print(f"  {stem:28} {span:8d} {(loaded + stored) / span / 1e3:6.3f} {(loaded + stored) / cycles:8.1f}"
-              f" {requests / cycles:14.2f}   {SCENARIOS[stem][2]}")
-    if any(s not in runs for s in FIT):
-        print(f"  missing {' or '.join(FIT)}: nothing fitted")
+              f" {(loaded + stored) * SCENARIOS[stem][0] / cycles:14.2f}   {SCENARIOS[stem][2]}")
+    if FIT not in runs:
+        print(f"  no {FIT}: nothing fitted")
         status = 1
         continue
-    moved = {s: runs[s][2] + runs[s][3] for s in runs}
-    device_cycles = {s: runs[s][0] * runs[s][1] / 1000 for s in runs}
-    S, r = solve({s: device_cycles[s] / moved[s] for s in FIT})
-    print(f"  bound estimate (spans as request-path time): l2_sectors_per_cycle {S:.1f}, "
-          f"l2_request_overhead_sectors {r:.2f} ({S / (r + 1):.1f} one-sector or {S / (r + 4):.1f} full-line requests per cycle)")
-    if args.bound_only:
-        continue
     arch = ARCH_OF_GPU[gpu]
+    span, mhz, loaded, stored = runs[FIT]
     with tempfile.TemporaryDirectory() as tmp:
         arch_dir = os.path.join(tmp, "arch")
         shutil.copytree("model/arch", arch_dir)
-        for _ in range(6):
-            write_numbers(arch_dir, arch, S, r)
-            model_cycles = {s: model_span_ns(args.tmasim, arch, s, arch_dir) * runs[s][1] / 1000 for s in FIT}
-            if all(abs(model_cycles[s] - device_cycles[s]) <= 0.005 * device_cycles[s] for s in FIT):
-                break
-            fixed = {s: model_cycles[s] - moved[s] * slots_per_byte(s, r) / S for s in FIT}
-            S, r = solve({s: max(device_cycles[s] - fixed[s], 1.0) / moved[s] for s in FIT})
-        write_numbers(arch_dir, arch, S, r)
-        print(f"  fitted with the model ({arch}): l2_sectors_per_cycle {S:.1f}, l2_request_overhead_sectors {r:.2f}")
-        for stem in runs:
+        path = os.path.join(arch_dir, arch + ".yaml")
+        overhead = config_value(path, "l2_request_overhead_sectors")
+        slots = (loaded + stored) * (overhead * SCENARIOS[FIT][0] + SCENARIOS[FIT][1])
+        cycles_per_slot = span * mhz / 1000 / slots  # the bound: the whole span as request-path time
+        cycles_per_slot, ns = fit_rate(args.tmasim, arch, path, arch_dir, runs[FIT], overhead, cycles_per_slot)
+        # With SPLIT recorded: it has FIT's requests and twice its sectors. For each overhead
+        # the rate is refitted on FIT; a larger overhead leaves the sectors a smaller share, so
+        # SPLIT's model span falls as the overhead grows: bisect (in log space) until it
+        # matches the device's.
+        if SPLIT in runs and ns <= 1.005 * span:
+            lo, hi = 0.01, 64.0
+            for _ in range(12):
+                overhead = (lo * hi) ** 0.5
+                cycles_per_slot, ns = fit_rate(args.tmasim, arch, path, arch_dir, runs[FIT], overhead, cycles_per_slot)
+                split_ns = model_span_ns(args.tmasim, arch, SPLIT, arch_dir)
+                if abs(split_ns - runs[SPLIT][0]) <= 0.003 * runs[SPLIT][0]:
+                    break
+                lo, hi = (overhead, hi) if split_ns > runs[SPLIT][0] else (lo, overhead)
+        if ns > 1.005 * span:  # still too slow with the path all but free: HBM binds in the model
+            write_numbers(path, 1e6, overhead)
+            ns = model_span_ns(args.tmasim, arch, FIT, arch_dir)
+            print(f"  not identifiable: with no request limit the model takes {ns} ns, the device {span} ns "
+                  f"(the model's HBM bound is already slower than the device)")
+            status = 2
+        else:
+            print(f"  fitted with the model ({arch}, l2_request_overhead_sectors {overhead:g}): "
+                  f"l2_sectors_per_cycle {1 / cycles_per_slot:.1f} "
+                  f"({1 / cycles_per_slot / (overhead + 1):.1f} one-sector, {1 / cycles_per_slot / (overhead + 4):.1f} "
+                  f"full-line requests per cycle)")
+        for stem in (s for s in runs if not s.startswith("load_")):
             ns = model_span_ns(args.tmasim, arch, stem, arch_dir)
             print(f"    {stem:28} model {ns:7d} ns, device {runs[stem][0]:7d} ns, model/device {ns / runs[stem][0]:5.3f}"
                   f"   {SCENARIOS[stem][2]}")
