@@ -7,7 +7,6 @@
 namespace tmasim {
 namespace {
 
-bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 int log2i(int64_t v) {
     int n = 0;
     while ((int64_t(1) << n) < v) ++n;
@@ -116,7 +115,7 @@ std::string blocked_error(const BlockedSpec& b, std::string& key) {
         {"size_per_thread", &b.size_per_thread}, {"threads_per_warp", &b.threads_per_warp}, {"warps_per_cta", &b.warps_per_cta}};
     for (const auto& [name, list] : lists)
         for (int64_t v : *list)
-            if (!pow2(v)) {
+            if (!is_power_of_two(v)) {
                 key = name;
                 return std::to_string(v) + " is not a power of two; allowed: 1, 2, 4, ...";
             }
@@ -143,7 +142,7 @@ void check_blocked(const BlockedSpec& b) {
 
 LinearLayout to_linear(const RegLayoutSpec& spec, const std::vector<int64_t>& shape) {
     for (int64_t s : shape)
-        if (!pow2(s)) throw std::invalid_argument("tile dimension " + std::to_string(s) + " is not a power of two");
+        if (!is_power_of_two(s)) throw std::invalid_argument("tile dimension " + std::to_string(s) + " is not a power of two");
     if (int64_t(shape.size()) != spec.rank())
         throw std::invalid_argument("a rank-" + std::to_string(spec.rank()) + " layout cannot lay out a tile of shape " +
                                     list_text(shape));

@@ -15,6 +15,9 @@ namespace tmasim {
 
 using Coords = std::vector<int64_t>;
 
+// Layout shapes, bases and shared-layout parameters must all be powers of two.
+inline bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
 struct LinearLayout {
     std::vector<int64_t> shape;  // the tile, outermost first; every entry a power of two
     std::vector<Coords> reg, lane, warp;  // bases, each with shape.size() coordinates

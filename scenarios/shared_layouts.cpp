@@ -5,8 +5,6 @@
 namespace tmasim {
 namespace {
 
-bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
 // The contiguous (inner) and the strided (outer) dimension of a 1-D or 2-D tile.
 void inner_outer(const SharedLayoutSpec& s, size_t rank, size_t& inner, size_t& outer) {
     if (rank == 1) {
@@ -40,7 +38,7 @@ void check_shared_layout(const SharedLayoutSpec& s, const std::vector<int64_t>& 
             throw std::invalid_argument("order has " + std::to_string(s.order.size()) + " entries for a rank-" +
                                         std::to_string(shape.size()) + " tile");
         for (int64_t v : {s.vec, s.per_phase, s.max_phase})
-            if (!pow2(v)) throw std::invalid_argument(std::to_string(v) + " is not a power of two");
+            if (!is_power_of_two(v)) throw std::invalid_argument(std::to_string(v) + " is not a power of two");
         if (shape.size() == 2 && s.vec * s.max_phase > cols)
             throw std::invalid_argument("vec * max_phase = " + std::to_string(s.vec * s.max_phase) +
                                         " elements reach past a row of " + std::to_string(cols) +

@@ -17,27 +17,27 @@ namespace tmasim {
 namespace {
 
 // ordered_json keeps insertion order, which is what makes the output byte-stable.
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // Messages come from backends and may hold stray bytes; a trace must still be written.
-std::string dump(const Json& j) {
+std::string dump(const OrderedJson& j) {
     return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
 }
 
-Json string_map(const std::map<std::string, std::string>& m) {
-    Json j = Json::object();
+OrderedJson string_map(const std::map<std::string, std::string>& m) {
+    OrderedJson j = OrderedJson::object();
     for (const auto& [k, v] : m) j[k] = v;  // std::map iterates in key order
     return j;
 }
 
-Json iters_json(const std::vector<int64_t>& iters) {
-    Json j = Json::array();
+OrderedJson iters_json(const std::vector<int64_t>& iters) {
+    OrderedJson j = OrderedJson::array();
     for (int64_t i : iters) j.push_back(i);
     return j;
 }
 
-Json header_json(const Provenance& p, int version) {
-    Json j;
+OrderedJson header_json(const Provenance& p, int version) {
+    OrderedJson j;
     j["type"] = "header";
     j["format"] = kTraceFormat;
     j["version"] = version;
@@ -45,8 +45,8 @@ Json header_json(const Provenance& p, int version) {
     return j;
 }
 
-Json diagnostic_json(const Diagnostic& d) {
-    Json j;
+OrderedJson diagnostic_json(const Diagnostic& d) {
+    OrderedJson j;
     j["type"] = "diagnostic";
     j["outcome"] = to_string(d.outcome);
     j["rule"] = d.rule;
@@ -59,8 +59,8 @@ Json diagnostic_json(const Diagnostic& d) {
 }
 
 // `sidecar` names the file holding the bytes at `offset`; empty: the bytes go inline as hex.
-Json memory_json(const MemoryImage& m, const std::string& sidecar, uint64_t offset) {
-    Json j;
+OrderedJson memory_json(const MemoryImage& m, const std::string& sidecar, uint64_t offset) {
+    OrderedJson j;
     j["type"] = "memory";
     j["name"] = m.name;
     j["space"] = m.space;
@@ -147,7 +147,7 @@ void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& n
         }
     }
 
-    Json outcome;
+    OrderedJson outcome;
     outcome["type"] = "outcome";
     outcome["outcome"] = to_string(result.outcome);
     out << dump(outcome) << '\n';

@@ -10,6 +10,10 @@
 using tmasim_test::run_cli;
 using tmasim_test::scratch;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_cli_malformed {
+
 namespace {
 
 const char* kGood = R"(scenario: good
@@ -163,3 +167,5 @@ TEST_CASE("endless or huge inputs are refused before they are read", "[cli][inpu
     CHECK(r.code == 2);
     CHECK(r.err == "tmasim: error: " + big_trace + ":0: the trace is 2147483648 bytes; allowed: at most 1073741824\n");
 }
+
+}  // namespace test_cli_malformed

@@ -11,6 +11,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_device_child {
+
 namespace {
 std::string write_file(const std::string& name, const std::string& text) {
     const std::string path = std::string("/tmp/tmasim-test-") + name;
@@ -50,3 +54,5 @@ TEST_CASE("a child that died before it knew its GPU leaves the provenance as it 
         std::remove(path.c_str());
     }
 }
+
+}  // namespace test_device_child

@@ -14,6 +14,10 @@ using namespace tmasim;
 using namespace tmasim::device;
 using namespace tmasim::device::test;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_codegen_cluster {
+
 namespace {
 
 const char* kCluster = R"yaml(
@@ -203,3 +207,5 @@ expect:)yaml";
     // Rank 1 runs 3 fences and the sync: a clock word each.
     CHECK(trace_words_per_warp(s, plan_trace(s, TraceLevel::all)) == 3 + 1);
 }
+
+}  // namespace test_codegen_cluster

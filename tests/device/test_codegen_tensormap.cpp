@@ -12,6 +12,10 @@ using namespace tmasim;
 using namespace tmasim::device;
 using namespace tmasim::device::test;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_codegen_tensormap {
+
 namespace {
 
 const char* kGlobalMap = R"yaml(
@@ -169,3 +173,5 @@ TEST_CASE("tensor-map ops the device cannot express are refused with the op name
         CHECK_THROWS_WITH(generate_kernel_source(s), Catch::Contains("one whole warp runs it"));
     }
 }
+
+}  // namespace test_codegen_tensormap

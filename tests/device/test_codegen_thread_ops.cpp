@@ -12,7 +12,7 @@
 #include "scenarios/loader.h"
 
 using namespace tmasim;
-using test::op_id;
+using tmasim::test::op_id;
 using namespace tmasim::device;
 using namespace tmasim::device::test;
 

@@ -21,6 +21,10 @@ using namespace tmasim;
 using namespace tmasim::device;
 using namespace tmasim::device::test;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_codegen_wgmma {
+
 namespace {
 
 std::string kernel_of(const std::string& catalog_file) {
@@ -226,3 +230,5 @@ expect:
     CHECK(has(src, "d_[row * 256 + col] = wgacc0[r_];"));
     require_compiles(src, "sm_90a");
 }
+
+}  // namespace test_codegen_wgmma

@@ -12,6 +12,10 @@
 using tmasim::model::ArchConfig;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_arch_config {
+
 namespace {
 std::string read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -100,3 +104,5 @@ TEST_CASE("arch: configs fail closed", "[model][arch]") {
     auto top = edited_copy("top_key", [](std::string s) { return s + "extra: 1\n"; });
     CHECK(error_of([&] { ArchConfig::load_file(top); }).find("extra: unknown key") != std::string::npos);
 }
+
+}  // namespace test_arch_config

@@ -15,6 +15,10 @@ using namespace tmasim;
 using tmasim::test::catalog;
 using tmasim::test::op_id;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_async_reuse_races {
+
 namespace {
 
 std::string all_diagnostics(const RunResult& r) {
@@ -251,3 +255,5 @@ TEST_CASE("reuse: a peer reads cp.async data after the issuer's wait and a clust
     INFO(all_diagnostics(arrived));
     CHECK(arrived.outcome == Outcome::ok);
 }
+
+}  // namespace test_async_reuse_races

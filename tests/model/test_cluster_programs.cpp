@@ -15,6 +15,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_cluster_programs {
+
 namespace {
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
     const auto pos = text.find(from);
@@ -348,3 +352,5 @@ TEST_CASE("st.async over bytes the consumer may still read: the STAS ring withou
     }
     CHECK(races == 8);
 }
+
+}  // namespace test_cluster_programs

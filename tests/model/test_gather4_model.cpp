@@ -17,6 +17,10 @@
 using namespace tmasim;
 using tmasim::model::Gather4Copy;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_gather4_model {
+
 namespace {
 
 // X is 64 x 64 f32 iota; the map's box is one row of 16 elements (64 bytes).
@@ -191,3 +195,5 @@ TEST_CASE("gather4/scatter4: traps and races", "[model][gather4]") {
         CHECK(r.diagnostics.front().rule == "race.read_before_complete");
     }
 }
+
+}  // namespace test_gather4_model

@@ -11,6 +11,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_named_barriers {
+
 namespace {
 
 std::string program(const std::string& ops, int block = 96) {
@@ -99,3 +103,5 @@ TEST_CASE("named barriers: a phase completes at the count and the barrier is reu
     CHECK(r.outcome == Outcome::ok);
     CHECK(r.diagnostics.empty());
 }
+
+}  // namespace test_named_barriers

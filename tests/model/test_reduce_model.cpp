@@ -19,6 +19,10 @@
 using namespace tmasim;
 using tmasim::model::ElementReduce;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_reduce_model {
+
 namespace {
 
 int32_t reduce_i32(ReduceOp op, int32_t global, int32_t src) {
@@ -179,3 +183,5 @@ TEST_CASE("reduce: faults and races like a store", "[model][reduce]") {
         CHECK(r.outcome == Outcome::ok);
     }
 }
+
+}  // namespace test_reduce_model

@@ -14,6 +14,10 @@ using namespace tmasim;
 using tmasim::test::catalog;
 using tmasim::test::op_id;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_shared_races {
+
 namespace {
 
 std::string all_diagnostics(const RunResult& r) {
@@ -177,3 +181,5 @@ TEST_CASE("races: the cluster barrier orders the warps of each CTA, relaxed arri
         CHECK(d.op == op_id(relaxed_s, "get"));
     }
 }
+
+}  // namespace test_shared_races

@@ -17,6 +17,10 @@ using namespace tmasim;
 using test::catalog;
 using test::op_id;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_tensormap_runs {
+
 namespace {
 const MemoryImage& memory(const RunResult& r, const std::string& name, int cta = 0) {
     for (const auto& m : r.memory)
@@ -300,3 +304,5 @@ TEST_CASE("tensormap timing: the first load after a write of the map fetches the
     CHECK(duration(r, op_id(s, "acquire")) == cycles(tp.fence_proxy_tensormap_acquire_cycles));
     CHECK(memory(r, "tile").bytes == memory(r, "B").bytes);
 }
+
+}  // namespace test_tensormap_runs

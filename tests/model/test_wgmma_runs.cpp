@@ -17,6 +17,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_wgmma_runs {
+
 namespace {
 
 std::string catalog(const std::string& rel) { return std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/" + rel; }
@@ -310,3 +314,5 @@ TEST_CASE("wgmma timing: mmas queue on the warp's tensor core, wait_group resume
     CHECK(done2 == done1 + busy);
     CHECK(at(11, EventKind::wait_end, false) == done2 + static_cast<int64_t>(tp.wgmma_wait_resume_cycles));
 }
+
+}  // namespace test_wgmma_runs

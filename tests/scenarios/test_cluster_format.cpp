@@ -5,6 +5,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_cluster_format {
+
 namespace {
 
 // A valid 2-CTA cluster program; each test breaks one line of it.
@@ -94,3 +98,5 @@ TEST_CASE("cluster barriers run in every thread") {
           "bad.yaml:22:5: error: cluster.wait.by: cluster.wait is the aligned cluster barrier, executed by every "
           "thread of every CTA; allowed: all [PTX 9.7.13.3]");
 }
+
+}  // namespace test_cluster_format

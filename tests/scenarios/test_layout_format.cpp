@@ -7,6 +7,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_layout_format {
+
 namespace {
 
 const char* kBase = R"(scenario: layout_format
@@ -116,3 +120,5 @@ program:
     CHECK_THAT(test::error_of(test::with(text, "scratch: partials}", "scratch: partials, combine: min}"), "rf.yaml"),
                Catch::Contains("allowed: add, max"));
 }
+
+}  // namespace test_layout_format

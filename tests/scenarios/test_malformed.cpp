@@ -5,6 +5,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_malformed {
+
 namespace {
 
 // A valid scenario; each test breaks one line of it.
@@ -101,3 +105,5 @@ TEST_CASE("a key given twice is an error at its second occurrence") {
     CHECK_THAT(error_of(std::string(kBase) + "scenario: again\n"),
                Catch::Contains("error: scenario: the key appears twice (first at line 1)"));
 }
+
+}  // namespace test_malformed

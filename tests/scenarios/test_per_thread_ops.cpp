@@ -5,6 +5,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_per_thread_ops {
+
 namespace {
 
 const char* kBase = R"(scenario: per_thread
@@ -72,3 +76,5 @@ TEST_CASE("per-thread accesses are checked for every executing thread") {
     CHECK_THAT(error_of(with("index: \"tid*2\"", "index: \"i*2\"")), Catch::Contains("unknown variable 'i'"));
     CHECK_THAT(error_of(with("width: 16}", "width: \"tid\"}")), Catch::Contains("must be a constant"));
 }
+
+}  // namespace test_per_thread_ops

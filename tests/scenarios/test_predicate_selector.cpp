@@ -5,6 +5,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_predicate_selector {
+
 namespace {
 
 const char* kBase = R"(scenario: pred
@@ -43,3 +47,5 @@ TEST_CASE("predicate selectors fail closed") {
     CHECK_THAT(error_of(with("  - {op: sync}", "  - {op: sync, by: \"warp == 0\"}")),
                Catch::Contains("sync (__syncthreads) is executed by every thread; allowed: all"));
 }
+
+}  // namespace test_predicate_selector

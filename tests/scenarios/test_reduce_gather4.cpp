@@ -5,6 +5,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_reduce_gather4 {
+
 namespace {
 
 const char* kBase = R"(scenario: rg
@@ -66,3 +70,5 @@ TEST_CASE("gather4, scatter4 and reductions fail closed on their PTX rules") {
     CHECK_THAT(error_of(with("reduce: add, by: thread0}\n  - {op: bulk.commit", "reduce: mul, by: thread0}\n  - {op: bulk.commit")),
                Catch::Contains("unknown reduction \"mul\"; allowed: add, min, max, inc, dec, and, or, xor"));
 }
+
+}  // namespace test_reduce_gather4

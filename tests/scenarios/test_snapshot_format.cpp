@@ -8,6 +8,10 @@
 
 using namespace tmasim;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_snapshot_format {
+
 namespace {
 
 const char* kBase = R"(scenario: snap_format
@@ -113,3 +117,5 @@ TEST_CASE("snapshot instances follow each CTA's loops, and their names are stabl
     nested.id = 9;
     CHECK(snapshot_image_name(nested, {1, 0}, "stage[0]") == "#9[1,0]:stage[0]");
 }
+
+}  // namespace test_snapshot_format

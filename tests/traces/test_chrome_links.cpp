@@ -17,6 +17,10 @@ using namespace tmasim;
 using tmasim_test::make_event;
 using Json = nlohmann::json;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_chrome_links {
+
 namespace {
 
 TraceEvent model_only(int op, int warp, int64_t t, const std::string& what, std::map<std::string, std::string> detail) {
@@ -149,3 +153,5 @@ TEST_CASE("chrome export: async span, flow chain, counters, hazard category, ids
     CHECK(thread_names[{1, 2}] == "warp 1");
     CHECK(thread_names[{1, kChromeBarrierTid}] == "barrier full[0]");
 }
+
+}  // namespace test_chrome_links

@@ -12,6 +12,10 @@ using namespace tmasim;
 using tmasim_test::make_event;
 using tmasim_test::sample_run;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_diff_races {
+
 namespace {
 
 std::string printed(const DiffReport& r) {
@@ -168,3 +172,5 @@ TEST_CASE("diff: the summary's over-tolerance count is the number of starred row
     // The summary comes before the table it counts.
     CHECK(text.find("over tolerance: 2 of 6") < text.find(" *\n"));
 }
+
+}  // namespace test_diff_races

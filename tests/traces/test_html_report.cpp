@@ -10,6 +10,10 @@
 using namespace tmasim;
 using tmasim_test::make_event;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_html_report {
+
 namespace {
 
 size_t count(const std::string& text, const std::string& what) {
@@ -136,3 +140,5 @@ TEST_CASE("html report: source lines with their ops, the diagnostic's line marke
     none.scenario_found = false;
     CHECK(html(report_run(), none).find("demo.yaml was not found") != std::string::npos);
 }
+
+}  // namespace test_html_report

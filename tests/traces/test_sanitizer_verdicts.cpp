@@ -12,6 +12,10 @@
 using namespace tmasim;
 using tmasim_test::sample_run;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_sanitizer_verdicts {
+
 namespace {
 
 Diagnostic hazard(const std::string& rule, int op) {
@@ -149,3 +153,5 @@ TEST_CASE("every hazard rule id is either confirmable by a tool or says what the
     }
     CHECK(confirmable == 8);
 }
+
+}  // namespace test_sanitizer_verdicts

@@ -9,6 +9,10 @@ using namespace tmasim;
 using tmasim_test::make_event;
 using tmasim_test::sample_run;
 
+// Its own namespace: the unity build compiles this file beside others whose helpers have the
+// same names.
+namespace test_trace_diff {
+
 namespace {
 
 std::string printed(const DiffReport& r) {
@@ -194,3 +198,5 @@ TEST_CASE("timing: --align first-op measures events from each CTA's first op", "
     CHECK(printed(r).find("prologue: CTA 0's first op at A 500 / B 700 cycles after kernel entry; event times "
                           "below count from each CTA's first op") != std::string::npos);
 }
+
+}  // namespace test_trace_diff
