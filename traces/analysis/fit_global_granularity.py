@@ -32,6 +32,8 @@ identifiable on one. Stdlib only.
 """
 import argparse, json, os, pathlib, re, shutil, subprocess, sys, tempfile
 
+from summaries import read_trace
+
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 CATALOG = pathlib.Path("scenarios/catalog/calibrate/full_chip")
 # stem: (line requests per byte moved, sectors per byte moved, role). Lines of 128 B, sectors
@@ -49,14 +51,7 @@ FIT, SPLIT = "copy_v4_32b_lines", "copy_v4_32b_split_sectors"
 
 def read_summary(path):
     """(kernel span ns, sm clock MHz, bytes loaded, bytes stored) of one recorded run."""
-    header, sizes = None, {}
-    with open(path) as f:
-        for line in f:
-            d = json.loads(line)
-            if d.get("type") == "header":
-                header = d
-            elif d.get("type") == "memory" and d.get("space") == "global":
-                sizes[d["name"]] = int(d["size"])
+    header, sizes = read_trace(path)
     span = int(header.get("extra", {}).get("kernel_span_ns", 0))
     return span, float(header.get("sm_clock_mhz") or 1980), sizes.get("src", 0), sizes.get("dst", 0)
 

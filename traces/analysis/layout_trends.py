@@ -17,24 +17,13 @@ Stdlib only.
 """
 import argparse, json, os, pathlib, subprocess, sys, tempfile
 
+from summaries import read_trace
+
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 ap = argparse.ArgumentParser()
 ap.add_argument("--tmasim", default="build/cli/tmasim")
 ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH_OF_GPU))
 args = ap.parse_args()
-
-
-def read_trace(path):
-    """(header, {global name: bytes}) of one trace file."""
-    header, sizes = None, {}
-    with open(path) as f:
-        for line in f:
-            d = json.loads(line)
-            if d.get("type") == "header":
-                header = d
-            elif d.get("type") == "memory" and d.get("space") == "global":
-                sizes[d["name"]] = int(d["size"])
-    return header, sizes
 
 
 def throughput(header, sizes, key):
