@@ -71,12 +71,6 @@ void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<
     }
 }
 
-bool uses_cp_async(const std::vector<Op>& ops) {
-    for (const Op& op : ops)
-        if (op.kind == OpKind::cp_async || (op.kind == OpKind::loop && uses_cp_async(op.body))) return true;
-    return false;
-}
-
 }  // namespace
 
 TracePlan plan_trace(const Scenario& s, TraceLevel level) {
@@ -138,7 +132,8 @@ TraceWordPlace place_trace_words(const Scenario& s, const TraceBufferLayout& lay
     // shared memory the one-CTA LDGSTS stream ran 1.45x slower traced than untraced on an H100,
     // with them in global memory 1.21x (TMA and bulk streams: 1.12 in shared, 1.14-1.16 in
     // global; `tmasim bench executor-overhead --experiments`, TMASIM_TRACE_WORDS_IN_GLOBAL).
-    if (uses_cp_async(s.program)) return p;
+    const std::vector<const Op*> ops = s.all_ops();
+    if (std::any_of(ops.begin(), ops.end(), [](const Op* op) { return op->kind == OpKind::cp_async; })) return p;
     // CTAs per SM the untraced kernel could have, and how many this grid needs: the words may
     // take the shared memory of CTAs the launch would never place on the SM anyway.
     const int64_t per_block = p.untraced_smem_bytes + sm.reserved_per_block;

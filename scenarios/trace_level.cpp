@@ -62,12 +62,6 @@ bool folds_into_next(const Op& op, const Op& next) {
     return joins_elected_run(op) && joins_elected_run(next) && op.by.n == next.by.n;
 }
 
-int max_op_id(const std::vector<Op>& ops) {
-    int most = -1;
-    for (const Op& op : ops) most = std::max({most, op.id, op.kind == OpKind::loop ? max_op_id(op.body) : -1});
-    return most;
-}
-
 void mark(const std::vector<Op>& ops, TraceLevel level, bool inside_folded, TimedOps& out) {
     for (size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
@@ -85,7 +79,9 @@ void mark(const std::vector<Op>& ops, TraceLevel level, bool inside_folded, Time
 
 TimedOps timed_ops(const Scenario& s, TraceLevel level) {
     TimedOps out;
-    const size_t n = static_cast<size_t>(max_op_id(s.program) + 1);
+    int most = -1;
+    for (const Op* op : s.all_ops()) most = std::max(most, op->id);
+    const size_t n = static_cast<size_t>(most + 1);
     out.timed.assign(n, false);
     out.folded.assign(n, false);
     mark(s.program, level, false, out);
