@@ -1,6 +1,7 @@
 // Every catalog scenario (teach/, guide/, hazards/, calibrate/; not invalid/) run on the
 // model gives the outcome its `expect:` promises, and the first diagnostic with that
-// outcome has the expected rule and names the expected op. Two runs are identical.
+// outcome has the expected rule and names the expected op. Two runs are identical (checked
+// outside the sanitizer build).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -79,7 +80,11 @@ TEST_CASE("catalog: every scenario meets its expect on the model, deterministica
             } else {
                 CHECK(r.diagnostics.empty());
             }
+#if !defined(__SANITIZE_ADDRESS__)
+            // The sanitizer build checks memory, not determinism: its second run would add about
+            // 230 s of CI (the slowest test there) to what the normal build already shows.
             CHECK(same(r, run_model(s)));
+#endif
         }
     }
 }
