@@ -26,6 +26,13 @@ void add_bench_command(CLI::App& app, Action& action) {
     sub->add_option("--warmup", o->warmup, "Untimed launches per variant first")->capture_default_str();
     sub->add_option("--scenarios", o->scenario_dir, "Where the bench scenarios are")->capture_default_str();
     sub->add_option("--cache-dir", o->cache_dir, "Where compiled kernels are cached");
+    sub->add_option("--keep-kernels", o->keep_dir,
+                    "Write each timed kernel's source and cubin here as <case>_<ctas>_<variant>.cu/.cubin "
+                    "(to compare variants' machine code with cuobjdump -sass)");
+    sub->add_option("--variant", o->variant_files,
+                    "Also time this kernel source (a kept kernel edited by hand, same parameters; first line "
+                    "`// traced`: run with the trace buffer)")
+        ->check(CLI::ExistingFile);
     sub->add_flag("--experiments", o->experiments,
                   "Also time variants (timing only): the traced kernel without its word stores, without its "
                   "op clock reads, with clock reads that have no memory clobber, without the shuffle of a "

@@ -1,7 +1,11 @@
 #include "device/bench_executor.h"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 
@@ -73,6 +77,18 @@ std::vector<char> compile_or_throw(const std::string& source, const std::string&
     return r.cubin;
 }
 
+// BenchOptions::keep_dir: the variant's source and cubin, named by case, CTA count and variant.
+void keep_kernel(const BenchOptions& o, const BenchCase& c, int ctas, std::string variant, const std::string& source,
+                 const std::vector<char>& cubin) {
+    if (o.keep_dir.empty()) return;
+    for (char& ch : variant)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    std::filesystem::create_directories(o.keep_dir);
+    const std::string stem = fmt::format("{}/{}_{}_{}", o.keep_dir, c.name, ctas, variant);
+    std::ofstream(stem + ".cu") << source;
+    std::ofstream(stem + ".cubin", std::ios::binary).write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
@@ -91,12 +107,15 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
             std::ostream& out) {
     const Scenario s = scaled(c, o.scenario_dir, ctas, o.tiles);
     const TraceWordsIn words_in = trace_words_in(plan_trace_words(s, TraceLevel::all, gpu.info()));
-    const std::vector<char> traced = compile_or_throw(generate_kernel_source(s, TraceLevel::all, words_in), target,
-                                                      o.cache_dir, "the traced kernel");
-    const std::vector<char> untraced = compile_or_throw(generate_kernel_source(s, TraceLevel::none), target,
-                                                        o.cache_dir, "the untraced kernel");
-    const std::vector<char> reference = compile_or_throw(reference_kernel_source(c.name, o.tiles), target,
-                                                         o.cache_dir, "the reference kernel");
+    const std::string traced_source = generate_kernel_source(s, TraceLevel::all, words_in);
+    const std::string untraced_source = generate_kernel_source(s, TraceLevel::none);
+    const std::string reference_source = reference_kernel_source(c.name, o.tiles);
+    const std::vector<char> traced = compile_or_throw(traced_source, target, o.cache_dir, "the traced kernel");
+    const std::vector<char> untraced = compile_or_throw(untraced_source, target, o.cache_dir, "the untraced kernel");
+    const std::vector<char> reference = compile_or_throw(reference_source, target, o.cache_dir, "the reference kernel");
+    keep_kernel(o, c, ctas, "traced", traced_source, traced);
+    keep_kernel(o, c, ctas, "untraced", untraced_source, untraced);
+    keep_kernel(o, c, ctas, "reference", reference_source, reference);
     KernelLaunch launch(gpu, s, 10.0, TraceLevel::all, words_in);  // its trace buffer serves all three
     launch.prepare(traced);
     // The kernels timed, in this order in the table; --experiments adds variants of the
@@ -117,7 +136,9 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
     const auto add_variant = [&](const char* define, bool traced_variant, TraceWordsIn in) {
         const std::string source = fmt::format("#define {}\n", define) +
                                    generate_kernel_source(s, traced_variant ? TraceLevel::all : TraceLevel::none, in);
-        const CUfunction fn = launch.load_other(compile_or_throw(source, target, o.cache_dir, define), kKernelName);
+        const std::vector<char> cubin = compile_or_throw(source, target, o.cache_dir, define);
+        keep_kernel(o, c, ctas, traced_variant ? std::string(define) : std::string("untraced_") + define, source, cubin);
+        const CUfunction fn = launch.load_other(cubin, kKernelName);
         variants.push_back({traced_variant ? std::string(define) : fmt::format("untraced {}", define),
                             [&launch, fn, traced_variant] { return launch.run_other(fn, traced_variant); }});
     };
@@ -129,6 +150,15 @@ Row measure(GpuSession& gpu, const BenchCase& c, const BenchOptions& o, int ctas
         if (words_in == TraceWordsIn::shared) add_variant("TMASIM_TRACE_WORDS_IN_GLOBAL", true, TraceWordsIn::global);
         for (const char* define : {"TMASIM_NO_SHARED_DUMP", "TMASIM_WAIT_NO_WATCHDOG", "TMASIM_WAIT_NO_CLOCK_KEEP_ARGS"})
             add_variant(define, false, words_in);
+    }
+    for (const std::string& file : o.variant_files) {
+        std::ifstream in(file);
+        if (!in) throw std::invalid_argument("bench: cannot read the variant source " + file);
+        const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const bool traced_variant = source.rfind("// traced", 0) == 0;
+        const CUfunction fn = launch.load_other(compile_or_throw(source, target, o.cache_dir, file), kKernelName);
+        variants.push_back({std::filesystem::path(file).filename().string(),
+                            [&launch, fn, traced_variant] { return launch.run_other(fn, traced_variant); }});
     }
     for (int i = 0; i < o.warmup; ++i)
         for (Variant& v : variants) v.run();

@@ -22,6 +22,12 @@ struct BenchOptions {
     // (a clock read, the word stores, the words' place, the wait's watchdog: bench_executor.cpp),
     // to see where tracing's cost lies; timing only.
     bool experiments = false;
+    // Where each kernel timed is kept as `<case>_<ctas>_<variant>.cu` and `.cubin` (empty: not
+    // kept), so two variants' machine code can be compared (`cuobjdump -sass`) when their times differ.
+    std::string keep_dir;
+    // Kernel sources timed as further variants of every case run (a kept kernel edited by hand:
+    // the same parameters); a source whose first line is `// traced` runs with the trace buffer.
+    std::vector<std::string> variant_files;
 };
 
 // Prints the GPU, then per case and CTA count the three times, bandwidths and the lines

@@ -62,6 +62,13 @@ private:
     // and the run ops[begin, end) in one branch.
     bool joins_one_thread_run(const Op& op) const;
     void emit_one_thread_run(const std::vector<Op>& ops, size_t begin, size_t end);
+    // An elected run as guarded instructions, no branch (ptx_wrappers_guarded.cpp); false,
+    // with nothing written, where an op of it has no guarded form or its body could trap.
+    bool emit_guarded_run(const std::vector<Op>& ops, size_t begin, size_t end, const std::string& exec);
+    // "PtxGuard{...}, " while a guarded run is written, else "": the first argument of a wrapper
+    // that has a guarded form.
+    std::string guard_arg() const;
+    void emit_run_op_comment(const Op& op, bool own_word);
     void emit_loop(const Op& op);
     bool unrolls(const Op& loop) const;
     void emit_unrolled_loop(const Op& loop);
@@ -168,6 +175,7 @@ private:
     SnapshotPlan snapshots_;
     std::string out_;
     int indent_ = 0;
+    std::string guard_;  // the guard's C++ name while a guarded run is written
     std::vector<std::string> loop_vars_;  // YAML names of the enclosing loops, outermost first
     std::vector<Expr> loop_counts_;       // their counts, same order
     std::vector<std::optional<int64_t>> loop_values_;  // a written-out loop's value in this copy

@@ -78,7 +78,7 @@ void KernelWriter::emit_local_barrier(const Op& op) {
         else
             line(fmt::format("mbarrier_arrive_shared_cta_b64({}, (unsigned){});", bar, int_expr(op.count, op, "count")));
     } else if (op.kind == OpKind::mbarrier_arrive_expect_tx) {
-        line(fmt::format("mbarrier_arrive_expect_tx_shared_cta_b64({}, (unsigned){});", bar,
+        line(fmt::format("mbarrier_arrive_expect_tx_shared_cta_b64({}{}, (unsigned){});", guard_arg(), bar,
                          int_expr(op.bytes, op, "bytes")));
     } else {
         line(fmt::format("mbarrier_expect_tx_relaxed_cta_shared_cta_b64({}, (unsigned){});", bar,
@@ -144,12 +144,12 @@ void KernelWriter::emit_tma(const Op& op) {
     if (op.kind == OpKind::tma_load && !op.multicast.empty()) {
         // The same box into every CTA of the 16-bit ctaMask, each at dst's offset, each
         // signalling the barrier at the same offset.
-        line(fmt::format("{}({}, {}{}, {}, (unsigned short){});", multicast_tensor_wrapper_name(static_cast<int>(rank)),
-                         buffer_addr(op.dst, op).addr, map, coords, barrier_addr(op.barrier, op).addr,
+        line(fmt::format("{}({}{}, {}{}, {}, (unsigned short){});", multicast_tensor_wrapper_name(static_cast<int>(rank)),
+                         guard_arg(), buffer_addr(op.dst, op).addr, map, coords, barrier_addr(op.barrier, op).addr,
                          int_expr(op.multicast, op, "multicast")));
     } else if (op.kind == OpKind::tma_load) {
-        line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}, {}{}, {});",
-                         kRankWords[rank], buffer_addr(op.dst, op).addr, map, coords,
+        line(fmt::format("cp_async_bulk_tensor_{}_shared_cluster_global_tile_mbarrier({}{}, {}{}, {});",
+                         kRankWords[rank], guard_arg(), buffer_addr(op.dst, op).addr, map, coords,
                          barrier_addr(op.barrier, op).addr));
     } else if (op.kind == OpKind::tma_prefetch) {
         line(fmt::format("cp_async_bulk_prefetch_tensor_{}_l2_global_tile({}{});",
@@ -170,13 +170,13 @@ void KernelWriter::emit_bulk(const Op& op, bool load) {
         fmt::format("global{} + {} * {}ll", gi, offset, dtype_size(g->type));
     const std::string bytes = "(unsigned)" + int_expr(op.bytes, op, "bytes");
     if (load && !op.multicast.empty())
-        line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier_multicast_cluster({}, {}, {}, {}, "
+        line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier_multicast_cluster({}{}, {}, {}, {}, "
                          "(unsigned short){});",
-                         buffer_addr(op.dst, op).addr, global_ptr, bytes, barrier_addr(op.barrier, op).addr,
+                         guard_arg(), buffer_addr(op.dst, op).addr, global_ptr, bytes, barrier_addr(op.barrier, op).addr,
                          int_expr(op.multicast, op, "multicast")));
     else if (load)
-        line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier({}, {}, {}, {});",
-                         buffer_addr(op.dst, op).addr, global_ptr, bytes,
+        line(fmt::format("cp_async_bulk_shared_cluster_global_mbarrier({}{}, {}, {}, {});",
+                         guard_arg(), buffer_addr(op.dst, op).addr, global_ptr, bytes,
                          barrier_addr(op.barrier, op).addr));
     else
         line(fmt::format("cp_async_bulk_global_shared_cta_bulk_group({}, {}, {});", global_ptr,

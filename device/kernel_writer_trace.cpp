@@ -116,20 +116,20 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
     if (plan_.words(timed_op) == 2) line(read_word("trace_clock64()", "begins"));
     // Zeroed: a lane outside the branch must not hand the compiler an undefined value to fold.
     if (timed && !elected) line(fmt::format("unsigned {}[{}] = {{}};", name, end - begin));
-    open(fmt::format("if ({})", t.exec));
-    for (size_t i = begin; i < end; ++i) {
-        const bool own_word = timed && (!elected || i + 1 == end);
-        line(fmt::format("// op {}: {}{}", ops[i].id, to_string(ops[i].kind),
-                         own_word ? "" : plan_.timed.is_folded(ops[i]) ? " (folded into the run)" : " (not timed)"));
-        open("");
-        emit_op_body(ops[i], threads_of(ops[i]));
+    if (!elected || !emit_guarded_run(ops, begin, end, t.exec)) {
+        open(fmt::format("if ({})", t.exec));
+        for (size_t i = begin; i < end; ++i) {
+            emit_run_op_comment(ops[i], timed && (!elected || i + 1 == end));
+            open("");
+            emit_op_body(ops[i], threads_of(ops[i]));
+            close();
+            const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
+            if (timed && !elected)
+                line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
+                                 is_load ? "read_clock64_after(load_sink)" : "trace_clock64_in_branch()"));
+        }
         close();
-        const bool is_load = ops[i].kind == OpKind::shared_load || ops[i].kind == OpKind::global_load;
-        if (timed && !elected)
-            line(fmt::format("{}[{}] = (unsigned){};", name, i - begin,
-                             is_load ? "read_clock64_after(load_sink)" : "trace_clock64_in_branch()"));
     }
-    close();
     if (!timed) return;
     if (elected) {
         const Op& last = ops[end - 1];
@@ -147,6 +147,45 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
                        "ends"));
     }
 }
+
+void KernelWriter::emit_run_op_comment(const Op& op, bool own_word) {
+    line(fmt::format("// op {}: {}{}", op.id, to_string(op.kind),
+                     own_word ? "" : plan_.timed.is_folded(op) ? " (folded into the run)" : " (not timed)"));
+}
+
+// An elected run whose every op has a guarded form (a producer's arrive_expect_tx and its
+// copy): the elected lane's guard goes into each instruction, and no branch is left for the
+// compiler to keep or predicate (ptx_wrappers_guarded.cpp says what that choice cost). Every
+// lane evaluates the operands, so a body with a run-time index check (which could trap on a
+// lane that does not issue) keeps the branch.
+bool KernelWriter::emit_guarded_run(const std::vector<Op>& ops, size_t begin, size_t end, const std::string& exec) {
+    const size_t mark = out_.size();
+    const int indent = indent_;
+    const bool timed = plan_.words(ops[end - 1]) > 0;
+    guard_ = fmt::format("run_guard_{}", ops[begin].id);
+    open("");
+    line(fmt::format("const bool {} = {};  // the elected lane: its instructions are guarded, not branched", guard_,
+                     exec));
+    bool every_op_guarded = true;
+    for (size_t i = begin; i < end && every_op_guarded; ++i) {
+        emit_run_op_comment(ops[i], timed && i + 1 == end);
+        const size_t body = out_.size();
+        open("");
+        emit_op_body(ops[i], threads_of(ops[i]));
+        close();
+        const std::string text = out_.substr(body);
+        every_op_guarded = text.find("PtxGuard{") != std::string::npos && text.find("checked_index") == std::string::npos &&
+                           text.find("__trap") == std::string::npos;
+    }
+    close();
+    guard_.clear();
+    if (every_op_guarded) return true;
+    out_.resize(mark);
+    indent_ = indent;
+    return false;
+}
+
+std::string KernelWriter::guard_arg() const { return guard_.empty() ? "" : "PtxGuard{" + guard_ + "}, "; }
 
 void KernelWriter::advance_trace_words() {
     store_pending_words();

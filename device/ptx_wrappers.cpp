@@ -333,6 +333,7 @@ std::string_view ptx_wrappers_source() {
                                      std::string(ptx_layout_wrappers_source()) +
                                      std::string(ptx_reduce_and_gather_wrappers_source()) +
                                      std::string(ptx_cluster_wrappers_source()) +
+                                     std::string(ptx_guarded_wrappers_source()) +
                                      std::string(ptx_tensormap_wrappers_source()) +
                                      std::string(ptx_wgmma_wrappers_source());
     return whole;

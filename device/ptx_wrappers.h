@@ -67,6 +67,13 @@ std::vector<std::string> ptx_wgmma_wrapper_names();
 std::string wgmma_mma_wrapper_name(int n, DType type);
 std::string wgmma_mma_wrapper_source(int n, DType type);
 
+// The guarded overloads (`PtxGuard` first: `@g instr`) of the producer's instructions, which
+// an elected run issues without a branch (ptx_wrappers_guarded.cpp): arrive_expect_tx on the
+// CTA's own barrier and the bulk and tensor loads into shared memory, multicast or not.
+// ptx_wrappers_source() already includes it, after the cluster part.
+std::string_view ptx_guarded_wrappers_source();
+std::vector<std::string> ptx_guarded_wrapper_names();
+
 // Names of the fixed wrappers of ptx_wrappers.cpp (each other part lists its own above), for the test that instantiates each one.
 // (The list is checked against the source text by that test.)
 extern const char* const kPtxWrapperNames[];

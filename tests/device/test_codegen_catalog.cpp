@@ -96,8 +96,11 @@ TEST_CASE("tma coordinates are reversed to fastest-first", "[device][codegen]") 
                                           "/scenarios/catalog/guide/tma_2d_load_modify_store.yaml");
     const std::string src = generate_kernel_source(s);
     // YAML coords [16, 64] (row 16, column 64): PTX gets {64, 16}.
-    CHECK(src.find("cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(smem_base + 0u, "
-                   "&tmap0, (int)((long long)((64LL))), (int)((long long)((16LL)))") !=
+    // The load is the elected producer's, guarded (ptx_wrappers_guarded.cpp): the guard comes first.
+    const size_t load = src.find("cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier(PtxGuard{");
+    REQUIRE(load != std::string::npos);
+    const std::string load_line = src.substr(load, src.find('\n', load) - load);
+    CHECK(load_line.find("smem_base + 0u, &tmap0, (int)((long long)((64LL))), (int)((long long)((16LL)))") !=
           std::string::npos);
     CHECK(src.find("cp_async_bulk_tensor_2d_global_shared_cta_tile_bulk_group(&tmap0, "
                    "(int)((long long)((64LL))), (int)((long long)((16LL))), smem_base + 0u)") !=

@@ -204,6 +204,7 @@ TEST_CASE("every PTX wrapper is named after its instruction and documented", "[d
     // Cluster and tensor-map wrappers (test_codegen_cluster_wrappers.cpp compiles each one).
     for (const std::string& n : ptx_cluster_wrapper_names()) names.push_back(n);
     for (const std::string& n : ptx_tensormap_wrapper_names()) names.push_back(n);
+    for (const std::string& n : ptx_guarded_wrapper_names()) names.push_back(n);
     for (const std::string& name : names) {
         INFO(name);
         CHECK(src.find(" " + name + "(") != std::string::npos);
