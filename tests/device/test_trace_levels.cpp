@@ -69,9 +69,14 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     // The elected arrive_expect_tx and copy share one branch: the prologue's 4 and the steady loop's.
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
-    // The steady loop's three words, stored together before the pointer moves on.
-    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 0, tbuf[0]); st_global_u32(tw + 1, tbuf[1]); "
-                   "st_global_u32(tw + 2, tbuf[2]); }\n            tw += 3;") != std::string::npos);
+    // The steady loop's three words: the wait's, stored right after the sync (the store holds
+    // the sync's clock read until the release), then the sync's and the run's, before the
+    // pointer moves on.
+    CHECK(all.find("barrier_sync_aligned_0();\n            }\n            // the words so far, stored now: the store "
+                   "holds the clock read until the barrier's release\n            if (lane == (int)leader_lane) { "
+                   "st_global_u32(tw + 0, tbuf[0]); }") != std::string::npos);
+    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 1, tbuf[0]); st_global_u32(tw + 2, tbuf[1]); "
+                   "}\n            tw += 3;") != std::string::npos);
     // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
     CHECK(all.find("tw += 9;") != std::string::npos);
@@ -79,8 +84,13 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
 }
 
-TEST_CASE("a timed barrier's clock read waits for the release: a __syncwarp comes first", "[device][codegen]") {
-    for (const char* name : {"tma_stream", "multicast_cluster"}) {
+TEST_CASE("a timed barrier's clock read waits for the release: a store, a copy or a __syncwarp comes first",
+          "[device][codegen]") {
+    // Each holds the read until the barrier released (kernel_writer_trace.cpp,
+    // hold_clock_after_barrier and copy_waits_for_release): the words stored before it, the
+    // cp.async after it, or, with neither, a __syncwarp.
+    int by_store = 0, by_copy = 0, by_syncwarp = 0;
+    for (const char* name : {"tma_stream", "multicast_cluster", "ldgsts_stream"}) {
         for (TraceLevel level : {TraceLevel::all, TraceLevel::waits})
         for (TraceWordsIn words_in : {TraceWordsIn::global, TraceWordsIn::shared}) {
             const Scenario s = bench(name, 508);
@@ -92,11 +102,39 @@ TEST_CASE("a timed barrier's clock read waits for the release: a __syncwarp come
                     if (clock == std::string::npos) continue;  // the kernel's final barrier
                     const std::string between = src.substr(at, clock - at);
                     if (between.find("trace_exit(") != std::string::npos) continue;
-                    CHECK(between.find("trace_after_barrier();") != std::string::npos);
+                    const bool store = between.find("if (lane == (int)leader_lane) { st_") != std::string::npos;
+                    const bool copy = between.find("cp_async_cg_shared_global<16>(") != std::string::npos;
+                    const bool syncwarp = between.find("trace_after_barrier();") != std::string::npos;
+                    CHECK((store || copy || syncwarp));
+                    by_store += store;
+                    by_copy += copy;
+                    by_syncwarp += syncwarp;
                 }
             }
         }
     }
+    // The stores and the copy hold every one in these kernels.
+    CHECK(by_store > 0);
+    CHECK(by_copy > 0);
+    CHECK(by_syncwarp == 0);
+    // A sync that opens a loop body has no word to store before it: a __syncwarp holds it.
+    const Scenario opens = load_scenario_text(R"(
+scenario: sync_first
+launch: {grid: [1], block: 64}
+shared:
+  buf: {type: f32, shape: [64]}
+program:
+  - op: loop
+    var: t
+    count: 100
+    body:
+      - {op: sync}
+      - {op: shared.store, buffer: buf, index: "tid", value: "t"}
+)", "sync_first.yaml");
+    const std::string src = kernel_of(generate_kernel_source(opens, TraceLevel::all));
+    const size_t sync = src.find("barrier_sync_aligned_0();");
+    REQUIRE(sync != std::string::npos);
+    CHECK(src.find("trace_after_barrier();", sync) < src.find("trace_clock64()", sync));
     // ... which is a __syncwarp unless the benchmark's experiment leaves it out.
     const std::string abi(kernel_abi_device_source());
     const size_t fn = abi.find("void trace_after_barrier()");
