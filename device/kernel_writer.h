@@ -70,8 +70,6 @@ private:
     std::string guard_arg() const;
     void emit_run_op_comment(const Op& op, bool own_word);
     void hold_clock_after_barrier();
-    const Op* first_emitted(const Op& op) const;
-    bool copy_waits_for_release(const Op* next) const;
     void emit_loop(const Op& op);
     bool unrolls(const Op& loop) const;
     void emit_unrolled_loop(const Op& loop);
@@ -179,8 +177,6 @@ private:
     std::string out_;
     int indent_ = 0;
     std::string guard_;  // the guard's C++ name while a guarded run is written
-    const Op* next_op_ = nullptr;                   // the op emitted after the one being written
-    const Op* barrier_word_after_copy_ = nullptr;   // a barrier whose end the next copy reads
     std::vector<std::string> loop_vars_;  // YAML names of the enclosing loops, outermost first
     std::vector<Expr> loop_counts_;       // their counts, same order
     std::vector<std::optional<int64_t>> loop_values_;  // a written-out loop's value in this copy

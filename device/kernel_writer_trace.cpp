@@ -53,17 +53,7 @@ void KernelWriter::emit_op(const Op& op) {
     open(fmt::format("if ({})", t.exec));
     emit_op_body(op, t);
     close();
-    if (barrier_word_after_copy_) {
-        // The barrier before this copy ends here: the copy issued once the barrier released.
-        current_op_ = barrier_word_after_copy_;
-        line(read_word("trace_clock64()", "ends (read after the first copy after it)"));
-        current_op_ = &op;
-        barrier_word_after_copy_ = nullptr;
-    }
-    if (words > 0 && defers_blocking(op.kind) && copy_waits_for_release(next_op_)) {
-        line("// its end is read after the next copy, which the warp issues once the barrier released");
-        barrier_word_after_copy_ = &op;
-    } else if (words > 0) {
+    if (words > 0) {
         if (defers_blocking(op.kind)) hold_clock_after_barrier();
         // A load's op ends when its data arrived: the clock read waits on the loaded value.
         const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
@@ -94,15 +84,10 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
             while (end < ops.size() && joins_one_thread_run(ops[end]) && ops[end].by.kind == ops[i].by.kind &&
                    ops[end].by.n == ops[i].by.n && links(ops[end - 1], ops[end]))
                 ++end;
-        if (end - i >= 2) {
+        if (end - i >= 2)
             emit_one_thread_run(ops, i, end);
-        } else {
-            for (; i < end; ++i) {
-                next_op_ = i + 1 < ops.size() ? first_emitted(ops[i + 1]) : nullptr;
-                emit_op(ops[i]);
-                next_op_ = nullptr;
-            }
-        }
+        else
+            for (; i < end; ++i) emit_op(ops[i]);
         i = end;
     }
 }
@@ -166,10 +151,12 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
 // The clock read after a barrier must wait for its release. A store does (the warp issues it
 // only then), and the words read before the barrier have to be stored anyway: stored here, by
 // the lane whose clock is recorded, they hold its read at no extra cost. Without a word to
-// store, a __syncwarp holds it; on the one-CTA cp.async stream (161 cycles a stage on an H100)
-// that __syncwarp cost 11% of the untraced time (`bench executor-overhead --experiments`,
-// TMASIM_TRACE_NO_SYNCWARP, 2026-11-26), as it kept the warp from computing its next copies'
-// addresses while the barrier was pending.
+// store, a __syncwarp holds it. On an H100 (`bench executor-overhead`, 2026-11-26) the store
+// took the one-CTA TMA stream from 1.09 to 1.03 times its untraced time; on the one-CTA
+// cp.async stream neither hold costs anything measurable (a kernel without any hold, timed with
+// --variant: 1.242, with the store: 1.247; the word stores themselves are its cost: 1.06
+// without them), nor did reading the sync's end after the next cp.async, which issues only
+// once the barrier released, help (1.29).
 void KernelWriter::hold_clock_after_barrier() {
     if (pending_ > 0) {
         line("// the words so far, stored now: the store holds the clock read until the barrier's release");
@@ -177,26 +164,6 @@ void KernelWriter::hold_clock_after_barrier() {
     } else {
         line("trace_after_barrier();  // the clock read waits for the barrier's release");
     }
-}
-
-// The op emitted first for `op`: itself, or the first op of a loop written out (nullptr for a
-// loop that stays a loop: what follows a barrier there runs once per iteration).
-const Op* KernelWriter::first_emitted(const Op& op) const {
-    if (op.kind != OpKind::loop) return &op;
-    if (!unrolls(op) || op.loop_count.eval_int({}) < 1 || op.body.empty()) return nullptr;
-    return first_emitted(op.body.front());
-}
-
-// A barrier followed by a cp.async of every thread, which stores no word before it: the
-// barrier's end clock is read right after that copy (LDGSTS), which the warp issues only once
-// the barrier released, like a store. Held by a store or __syncwarp right after the barrier
-// instead, the warp could not compute the copies' addresses while the barrier was pending,
-// as a hand-written kernel's warp does: the one-CTA cp.async stream ran 1.24x its untraced
-// time traced on an H100, and 1.05x without that hold (`bench executor-overhead
-// --experiments`, 2026-11-26). The end is late by the copy's issue, never early.
-bool KernelWriter::copy_waits_for_release(const Op* next) const {
-    return next && next->kind == OpKind::cp_async && next->by.kind == Selector::Kind::all &&
-           plan_.words(*next) < 2 && threads_of(*next).setup.empty();
 }
 
 void KernelWriter::emit_run_op_comment(const Op& op, bool own_word) {

@@ -84,12 +84,11 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, "read_globaltimer();") == 2);  // no per-op %globaltimer
 }
 
-TEST_CASE("a timed barrier's clock read waits for the release: a store, a copy or a __syncwarp comes first",
+TEST_CASE("a timed barrier's clock read waits for the release: a store or a __syncwarp comes first",
           "[device][codegen]") {
     // Each holds the read until the barrier released (kernel_writer_trace.cpp,
-    // hold_clock_after_barrier and copy_waits_for_release): the words stored before it, the
-    // cp.async after it, or, with neither, a __syncwarp.
-    int by_store = 0, by_copy = 0, by_syncwarp = 0;
+    // hold_clock_after_barrier): the words read before it, stored, or without any, a __syncwarp.
+    int by_store = 0, by_syncwarp = 0;
     for (const char* name : {"tma_stream", "multicast_cluster", "ldgsts_stream"}) {
         for (TraceLevel level : {TraceLevel::all, TraceLevel::waits})
         for (TraceWordsIn words_in : {TraceWordsIn::global, TraceWordsIn::shared}) {
@@ -103,19 +102,16 @@ TEST_CASE("a timed barrier's clock read waits for the release: a store, a copy o
                     const std::string between = src.substr(at, clock - at);
                     if (between.find("trace_exit(") != std::string::npos) continue;
                     const bool store = between.find("if (lane == (int)leader_lane) { st_") != std::string::npos;
-                    const bool copy = between.find("cp_async_cg_shared_global<16>(") != std::string::npos;
                     const bool syncwarp = between.find("trace_after_barrier();") != std::string::npos;
-                    CHECK((store || copy || syncwarp));
+                    CHECK((store || syncwarp));
                     by_store += store;
-                    by_copy += copy;
                     by_syncwarp += syncwarp;
                 }
             }
         }
     }
-    // The stores and the copy hold every one in these kernels.
+    // The stores hold every one in these kernels.
     CHECK(by_store > 0);
-    CHECK(by_copy > 0);
     CHECK(by_syncwarp == 0);
     // A sync that opens a loop body has no word to store before it: a __syncwarp holds it.
     const Scenario opens = load_scenario_text(R"(
