@@ -148,14 +148,10 @@ __device__ __noinline__ void report_cluster_wait_unarrived(DeviceStatus* st, int
     __threadfence();
 }
 
-// mbarrier.wait's fast path, in the kernel: probes in the instruction's own loop, as a
-// hand-written wait's, up to 4096 times before the call with the watchdog takes over. With one
-// probe and the call after it, the one-cluster multicast stream ran 6% slower than by hand on
-// an H200 (every failed first probe went through the call); with the hand-written loop at the
-// hand-written speed (`bench executor-overhead --variant`, 2026-11-26). A loop of 64 probes in
-// C++ made the one-CTA TMA stream 19% slower on an H100 (d4af2b9): its branches, not its probes.
+// mbarrier.wait's first probe, in the kernel: as a hand-written wait's (spinning up to 64
+// probes here before the call made the one-CTA TMA stream 19% slower on an H100).
 __device__ __forceinline__ bool mbarrier_wait_parity_fast(unsigned bar, unsigned parity) {
-    return mbarrier_try_wait_parity_shared_cta_b64_loop(bar, parity, 4096u);
+    return mbarrier_try_wait_parity_shared_cta_b64(bar, parity);
 }
 
 // What a wait's retry loop and hang report need, in the thread's local memory: the kernel's

@@ -147,26 +147,6 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity_shared_cta_b64(unsigned
     return done != 0;
 }
 
-// PTX: mbarrier.try_wait.parity.shared::cta.b64 waitComplete, [addr], phaseParity;  sm_90
-// Probes in a loop of the instruction's own, as a hand-written wait has it, at most
-// `max_probes` times (each may suspend the thread for a while): true once the phase with
-// `parity` completed. The loop stays in the asm, so the compiler has no branch to lay out.
-__device__ __forceinline__ bool mbarrier_try_wait_parity_shared_cta_b64_loop(unsigned addr, unsigned parity,
-                                                                             unsigned max_probes) {
-    unsigned done;
-    asm volatile("{\n\t.reg .pred p;\n\t.reg .u32 n;\n\tmov.u32 n, %3;\n\t"
-                 "WAIT_%=:\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "@p bra.uni DONE_%=;\n\t"
-                 "sub.u32 n, n, 1;\n\t"
-                 "setp.ne.u32 p, n, 0;\n\t"
-                 "@p bra.uni WAIT_%=;\n\t"
-                 "DONE_%=:\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done) : "r"(addr), "r"(parity), "r"(max_probes) : "memory");
-    return done != 0;
-}
-
 // ---- proxy fence --------------------------------------------------------------------
 
 // PTX: fence.proxy.async.shared::cta;  sm_90
@@ -376,7 +356,6 @@ const char* const kPtxWrapperNames[] = {
     "mbarrier_arrive_expect_tx_shared_cta_b64",
     "mbarrier_expect_tx_relaxed_cta_shared_cta_b64",
     "mbarrier_try_wait_parity_shared_cta_b64",
-    "mbarrier_try_wait_parity_shared_cta_b64_loop",
     "fence_proxy_async_shared_cta",
     "cp_async_bulk_tensor_1d_shared_cluster_global_tile_mbarrier",
     "cp_async_bulk_tensor_2d_shared_cluster_global_tile_mbarrier",

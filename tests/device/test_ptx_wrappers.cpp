@@ -48,7 +48,6 @@ extern "C" __global__ void call_every_wrapper(const __grid_constant__ TensorMapP
         cp_async_bulk_tensor_5d_shared_cluster_global_tile_mbarrier(s, &tmap, 0, 1, 2, 3, 4, b);
         cp_async_bulk_shared_cluster_global_mbarrier(s, g, 256, b);
         while (!mbarrier_try_wait_parity_shared_cta_b64(b, 0)) {}
-        acc += mbarrier_try_wait_parity_shared_cta_b64_loop(b, 0, 64u);
         fence_proxy_async_shared_cta();
         cp_async_bulk_tensor_1d_global_shared_cta_tile_bulk_group(&tmap, 0, s);
         cp_async_bulk_tensor_2d_global_shared_cta_tile_bulk_group(&tmap, 0, 1, s);
