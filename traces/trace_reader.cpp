@@ -116,14 +116,14 @@ private:
     std::set<std::string> used_{"type"};
 };
 
-// Returns the format version (1, or 2 when large images live in a sidecar file).
+// Returns the format version (1; 2: large images in a sidecar file; 3: compact events).
 int read_header(LineFields& f, Provenance& p) {
     std::string format = f.str("format");
     if (format != kTraceFormat) f.fail("not a tmasim trace (format '" + format + "')");
     int64_t version = f.i64("version", 0, INT64_MAX);
-    if (version != kTraceVersion && version != kTraceSidecarVersion)
+    if (version < kTraceVersion || version > kTraceCompactVersion)
         f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads versions " +
-               std::to_string(kTraceVersion) + " and " + std::to_string(kTraceSidecarVersion) + ")");
+               std::to_string(kTraceVersion) + " to " + std::to_string(kTraceCompactVersion) + ")");
     p.backend = f.str("backend");
     p.tool_version = f.str("tool_version");
     p.scenario = f.str("scenario");
@@ -141,7 +141,7 @@ int read_header(LineFields& f, Provenance& p) {
     return static_cast<int>(version);
 }
 
-TraceEvent read_event(LineFields& f, OpNames& names) {
+TraceEvent read_event(LineFields& f, OpNames& names, int version) {
     TraceEvent e;
     e.op = f.i32("op", 0, kMaxOpId);
     std::string name = f.str("name");
@@ -156,9 +156,13 @@ TraceEvent read_event(LineFields& f, OpNames& names) {
     e.kind = *k;
     e.t = f.i64("t", 0, kMaxTime);
     if (f.has("t_ns")) e.t_ns = f.i64("t_ns", 0, kMaxTime);
-    e.model_only = f.boolean("model_only");
+    // Version 3 leaves out the key, model_only when false and an empty detail; a key there
+    // is an unknown key (finish()).
+    const bool compact = version >= kTraceCompactVersion;
+    if (!compact || f.has("model_only")) e.model_only = f.boolean("model_only");
     if (f.has("what")) e.what = f.str("what");
-    e.detail = f.string_map("detail");
+    if (!compact || f.has("detail")) e.detail = f.string_map("detail");
+    if (compact) return e;
     // The key is redundant on purpose (grep-able, diff pairs by it); a disagreement means
     // the file was edited by hand or written by a broken writer.
     std::string key = f.str("key");
@@ -214,6 +218,23 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
         f.fail("memory: space '" + m.space + "'; allowed: global, shared, snapshot");
     m.cta = f.i32("cta", 0, kMaxCta);
     uint64_t size = f.u64("size");
+    if (f.has("init_unchanged")) {
+        if (version < kTraceCompactVersion)
+            f.fail("memory: 'init_unchanged' needs trace format version " + std::to_string(kTraceCompactVersion) +
+                   "; this trace is version " + std::to_string(version));
+        if (f.has("hex") || f.has("sidecar"))
+            f.fail("memory '" + m.name + "': 'init_unchanged' with bytes; allowed: one of hex, sidecar, init_unchanged");
+        if (!f.boolean("init_unchanged")) f.fail("memory '" + m.name + "': 'init_unchanged' must be true");
+        MemoryImage::Digest digest;
+        digest.size = size;
+        digest.fnv1a64 = f.str("fnv1a64");
+        // Lowercase, as the writer spells it: diff compares it with a hash of bytes as text.
+        if (digest.fnv1a64.size() != 16 || digest.fnv1a64.find_first_not_of("0123456789abcdef") != std::string::npos)
+            f.fail("memory '" + m.name + "': fnv1a64 '" + digest.fnv1a64 + "'; allowed: 16 lowercase hex digits");
+        m.digest_only = digest;
+        m.equals_init = true;
+        return m;
+    }
     if (f.has("sidecar") || f.has("offset")) {
         if (version < kTraceSidecarVersion)
             f.fail("memory: 'sidecar' needs trace format version " + std::to_string(kTraceSidecarVersion) +
@@ -318,7 +339,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
         // JSON tree (event_line_reader.h); every other line is read below.
         if (line_no > 1 && section <= Section::event) {
             TraceEvent e;
-            if (read_event_line_fast(line, e, fast_name)) {
+            if (read_event_line_fast(line, version, e, fast_name)) {
                 if (!fast_name.empty()) file.op_names[e.op] = fast_name;
                 r.events.push_back(std::move(e));
                 section = Section::event;
@@ -350,7 +371,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
 
         switch (s) {
         case Section::header: version = read_header(f, r.provenance); break;
-        case Section::event: r.events.push_back(read_event(f, file.op_names)); break;
+        case Section::event: r.events.push_back(read_event(f, file.op_names, version)); break;
         case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
         case Section::memory: r.memory.push_back(read_memory(f, version, path)); break;
         case Section::outcome: r.outcome = f.outcome("outcome"); saw_outcome = true; break;

@@ -47,6 +47,35 @@ void EventLog::add_model_only(const EventSite& site, const std::string& what, in
     events_.push_back(std::move(e));
 }
 
+void EventLog::add_complete_tx(const EventSite& site, int64_t t, const std::string& barrier, int64_t bytes,
+                               int64_t tx_count, int64_t pending) {
+    if (last_credit_ != kNoCredit) {
+        TraceEvent& e = events_[last_credit_];
+        const bool same_landing = e.t == t && e.op == site.op && e.cta == site.cta && e.warp == site.warp &&
+                                  e.lane == site.lane && e.iters == site.iters && e.detail["barrier"] == barrier;
+        if (same_landing) {
+            last_credit_bytes_ += bytes;
+            ++last_credit_chunks_;
+            e.detail["bytes"] = std::to_string(last_credit_bytes_);
+            e.detail["chunks"] = std::to_string(last_credit_chunks_);
+            e.detail["tx_count"] = std::to_string(tx_count);
+            e.detail["pending"] = std::to_string(pending);
+            return;
+        }
+    }
+    TraceEvent e = make_event(site, EventKind::state, t);
+    e.model_only = true;
+    e.what = "complete_tx";
+    e.detail = {{"barrier", barrier},
+                {"bytes", std::to_string(bytes)},
+                {"pending", std::to_string(pending)},
+                {"tx_count", std::to_string(tx_count)}};
+    last_credit_ = events_.size();
+    last_credit_bytes_ = bytes;
+    last_credit_chunks_ = 1;
+    events_.push_back(std::move(e));
+}
+
 void EventLog::report(Diagnostic d, const EventSite& site, int64_t t) {
     TraceEvent e = make_event(site, EventKind::hazard, t);
     e.model_only = true;
@@ -128,6 +157,7 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
     }
     std::vector<TraceEvent> out = std::move(events_);
     events_ = {};
+    last_credit_ = kNoCredit;
     return out;
 }
 
