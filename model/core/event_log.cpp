@@ -49,31 +49,37 @@ void EventLog::add_model_only(const EventSite& site, const std::string& what, in
 
 void EventLog::add_complete_tx(const EventSite& site, int64_t t, const std::string& barrier, int64_t bytes,
                                int64_t tx_count, int64_t pending) {
-    if (last_credit_ != kNoCredit) {
-        TraceEvent& e = events_[last_credit_];
+    if (open_credit_) {
+        OpenCredit& c = *open_credit_;
+        const TraceEvent& e = events_[c.event];
         const bool same_landing = e.t == t && e.op == site.op && e.cta == site.cta && e.warp == site.warp &&
-                                  e.lane == site.lane && e.iters == site.iters && e.detail["barrier"] == barrier;
+                                  e.lane == site.lane && e.iters == site.iters && c.barrier == barrier;
         if (same_landing) {
-            last_credit_bytes_ += bytes;
-            ++last_credit_chunks_;
-            e.detail["bytes"] = std::to_string(last_credit_bytes_);
-            e.detail["chunks"] = std::to_string(last_credit_chunks_);
-            e.detail["tx_count"] = std::to_string(tx_count);
-            e.detail["pending"] = std::to_string(pending);
+            c.bytes += bytes;
+            ++c.chunks;
+            c.tx_count = tx_count;
+            c.pending = pending;
             return;
         }
+        close_credit();
     }
     TraceEvent e = make_event(site, EventKind::state, t);
     e.model_only = true;
     e.what = "complete_tx";
-    e.detail = {{"barrier", barrier},
-                {"bytes", std::to_string(bytes)},
-                {"pending", std::to_string(pending)},
-                {"tx_count", std::to_string(tx_count)}};
-    last_credit_ = events_.size();
-    last_credit_bytes_ = bytes;
-    last_credit_chunks_ = 1;
+    open_credit_ = OpenCredit{events_.size(), barrier, bytes, 1, tx_count, pending};
     events_.push_back(std::move(e));
+}
+
+void EventLog::close_credit() {
+    if (!open_credit_) return;
+    const OpenCredit& c = *open_credit_;
+    TraceEvent& e = events_[c.event];
+    e.detail = {{"barrier", c.barrier},
+                {"bytes", std::to_string(c.bytes)},
+                {"pending", std::to_string(c.pending)},
+                {"tx_count", std::to_string(c.tx_count)}};
+    if (c.chunks > 1) e.detail["chunks"] = std::to_string(c.chunks);
+    open_credit_.reset();
 }
 
 void EventLog::report(Diagnostic d, const EventSite& site, int64_t t) {
@@ -96,6 +102,7 @@ Outcome EventLog::outcome() const {
 }
 
 std::vector<TraceEvent> EventLog::take_sorted_events() {
+    close_credit();
     // A stable sort by (cta, t, op, warp, lane, kind, iters, what): events equal in every key
     // keep the (deterministic) order they happened in. A full-chip run logs a million events,
     // so the sort goes in three cheaper steps with the same result: a stable counting sort by
@@ -157,7 +164,6 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
     }
     std::vector<TraceEvent> out = std::move(events_);
     events_ = {};
-    last_credit_ = kNoCredit;
     return out;
 }
 

@@ -3,6 +3,7 @@
 // deterministic order traces/FORMAT.md fixes.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,9 +49,15 @@ public:
 private:
     std::vector<TraceEvent> events_;
     // The last complete_tx logged, which the next credit of the same landing folds into.
-    static constexpr size_t kNoCredit = SIZE_MAX;
-    size_t last_credit_ = kNoCredit;
-    int64_t last_credit_bytes_ = 0, last_credit_chunks_ = 0;
+    // Its numbers are kept here and spelt into its detail when the fold ends: a 132-CTA
+    // stream logs a million credits.
+    struct OpenCredit {
+        size_t event = 0;
+        std::string barrier;
+        int64_t bytes = 0, chunks = 0, tx_count = 0, pending = 0;
+    };
+    std::optional<OpenCredit> open_credit_;
+    void close_credit();
     std::vector<Diagnostic> diagnostics_;
 };
 

@@ -17,7 +17,8 @@ ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers
       cp_waited_(num_threads, 0),
       known_at_fence_(num_threads),
       granules_((smem_bytes + kGranule - 1) / kGranule),
-      live_block_((clock_.size() + kBlockAgents - 1) / kBlockAgents, 0) {}
+      live_block_((clock_.size() + kBlockAgents - 1) / kBlockAgents, 0),
+      row_origin_(clock_.size(), 0) {}
 
 void ProxyTracker::make_live(size_t block) {
     live_block_[block] = 1;
@@ -86,13 +87,35 @@ void ProxyTracker::join_live(VectorClock& into, const VectorClock& from) const {
     for (const auto& [first, end] : live_spans_) join_entries(into.data() + first, from.data() + first, end - first);
 }
 
+bool ProxyTracker::equal_live(const VectorClock& a, const VectorClock& b) const {
+    if (a.size() != b.size()) return false;
+    for (const auto& [first, end] : live_spans_)
+        if (!std::equal(a.begin() + first, a.begin() + end, b.begin() + first)) return false;
+    return true;
+}
+
 void ProxyTracker::cta_sync(const std::vector<int>& threads) {
     VectorClock all = empty_clock();
     for (int t : threads) tick(t);  // first: a block made live by these ticks is joined too
-    for (int t : threads) join_live(all, known_.at(t));
+    // One row per origin; another row of that origin differs from it only in its own entry
+    // (and its entry in the other row is at most the other's own clock).
+    std::vector<uint64_t> joined;
     for (int t : threads) {
-        // Keep the own entry equal to the own clock: the join already holds it.
-        known_[t] = all;
+        const uint64_t origin = row_origin_.at(t);
+        if (std::find(joined.begin(), joined.end(), origin) == joined.end()) {
+            joined.push_back(origin);
+            join_live(all, known_.at(t));
+        } else {
+            all[t] = std::max(all[t], known_[t][t]);
+        }
+    }
+    const uint64_t origin = next_origin_++;
+    for (int t : threads) {
+        // Keep the own entry equal to the own clock: the join already holds it. Only live
+        // entries: the others are zero in both.
+        for (const auto& [first, end] : live_spans_)
+            std::copy(all.begin() + first, all.begin() + end, known_[t].begin() + first);
+        row_origin_[t] = origin;
     }
 }
 
@@ -115,11 +138,19 @@ void ProxyTracker::acquire(int thread, const VectorClock& released) {
     for (size_t b = 0; b < live_block_.size(); ++b) {
         if (live_block_[b]) continue;
         const size_t first = b * kBlockAgents, end = std::min(first + kBlockAgents, released.size());
-        if (std::any_of(released.begin() + first, released.begin() + end, [](uint32_t v) { return v != 0; }))
-            make_live(b);
+        uint32_t any = 0;  // an OR without early exit: a block is 8 entries, and it vectorizes
+        for (size_t i = first; i < end; ++i) any |= released[i];
+        if (any) make_live(b);
     }
+    const uint64_t from = row_origin_.at(thread);
     join_live(known_[thread], released);
     known_[thread][thread] = own;
+    if (last_acquire_ && last_acquire_->from == from && equal_live(last_acquire_->released, released)) {
+        row_origin_[thread] = last_acquire_->to;
+        return;
+    }
+    row_origin_[thread] = next_origin_++;
+    last_acquire_ = AcquireMemo{from, row_origin_[thread], released};
 }
 
 bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {

@@ -99,6 +99,8 @@ private:
     // their half of each clock halves a CTA sync, which joins every thread's clock.
     void join_live(VectorClock& into, const VectorClock& from) const;
     void make_live(size_t block);
+    // Whether `a` and `b` agree on every live entry (both are zero elsewhere).
+    bool equal_live(const VectorClock& a, const VectorClock& b) const;
     static constexpr size_t kBlockAgents = 8;
 
     int threads_ = 0;
@@ -110,6 +112,19 @@ private:
     std::vector<Granule> granules_;
     std::vector<uint8_t> live_block_;                     // per block of kBlockAgents agents
     std::vector<std::pair<size_t, size_t>> live_spans_;  // [first, end) agents of live blocks
+    // Rows of known_ with one origin are equal but for each row's own entry: they were set by
+    // one CTA sync, or learnt the same released clock in the same state. A CTA sync then
+    // joins one row per origin plus the own entries (every warp of a pipeline waits on the
+    // same phase between two syncs, so 128 rows have one origin) instead of every row.
+    std::vector<uint64_t> row_origin_;  // per row of known_
+    uint64_t next_origin_ = 1;          // 0: the all-zero start
+    // The last acquire that made a new origin: rows of origin `from` learning `released`
+    // get origin `to`.
+    struct AcquireMemo {
+        uint64_t from = 0, to = 0;
+        VectorClock released;
+    };
+    std::optional<AcquireMemo> last_acquire_;
 };
 
 // "0-63", "0-31,40,64-95": a compact list of thread ids for messages.
