@@ -87,13 +87,6 @@ void ProxyTracker::join_live(VectorClock& into, const VectorClock& from) const {
     for (const auto& [first, end] : live_spans_) join_entries(into.data() + first, from.data() + first, end - first);
 }
 
-bool ProxyTracker::equal_live(const VectorClock& a, const VectorClock& b) const {
-    if (a.size() != b.size()) return false;
-    for (const auto& [first, end] : live_spans_)
-        if (!std::equal(a.begin() + first, a.begin() + end, b.begin() + first)) return false;
-    return true;
-}
-
 void ProxyTracker::cta_sync(const std::vector<int>& threads) {
     VectorClock all = empty_clock();
     for (int t : threads) tick(t);  // first: a block made live by these ticks is joined too
@@ -134,18 +127,21 @@ void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
 void ProxyTracker::acquire(int thread, const VectorClock& released) {
     if (released.size() != clock_.size()) return;
     uint32_t own = clock_.at(thread);
+    const uint64_t from = row_origin_.at(thread);
+    // The threads of a warp acquire one phase one after another: the same clock again needs
+    // no look for new agents (its blocks went live the first time; they stay live).
+    const bool same_as_last = last_acquire_ && last_acquire_->from == from && last_acquire_->released == released;
     // A clock from elsewhere may know agents that never ticked here: their blocks go live.
-    for (size_t b = 0; b < live_block_.size(); ++b) {
+    for (size_t b = 0; b < live_block_.size() && !same_as_last; ++b) {
         if (live_block_[b]) continue;
         const size_t first = b * kBlockAgents, end = std::min(first + kBlockAgents, released.size());
         uint32_t any = 0;  // an OR without early exit: a block is 8 entries, and it vectorizes
         for (size_t i = first; i < end; ++i) any |= released[i];
         if (any) make_live(b);
     }
-    const uint64_t from = row_origin_.at(thread);
     join_live(known_[thread], released);
     known_[thread][thread] = own;
-    if (last_acquire_ && last_acquire_->from == from && equal_live(last_acquire_->released, released)) {
+    if (same_as_last) {
         row_origin_[thread] = last_acquire_->to;
         return;
     }

@@ -99,8 +99,6 @@ private:
     // their half of each clock halves a CTA sync, which joins every thread's clock.
     void join_live(VectorClock& into, const VectorClock& from) const;
     void make_live(size_t block);
-    // Whether `a` and `b` agree on every live entry (both are zero elsewhere).
-    bool equal_live(const VectorClock& a, const VectorClock& b) const;
     static constexpr size_t kBlockAgents = 8;
 
     int threads_ = 0;
