@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -284,41 +285,60 @@ std::optional<std::vector<uint8_t>> from_hex(const std::string& hex) {
 
 namespace {
 
-// One line, at most kMaxTraceLineBytes: a file with no newline is not read to its end.
-bool read_line(std::istream& in, std::string& line, const std::string& path, int line_no, size_t& total) {
-    line.clear();
-    std::istream::sentry ok(in, true);
-    if (!ok) return false;
-    std::streambuf* buf = in.rdbuf();
-    // Characters gather in a local block appended to the line a block at a time: one
-    // push_back per character was a fifth of reading a full-chip trace.
-    char block[4096];
-    size_t in_block = 0, length = 0;
-    for (;;) {
-        const int c = buf->sbumpc();
-        if (c == std::char_traits<char>::eof()) {
-            in.setstate(std::ios::eofbit);
-            line.append(block, in_block);
-            return !line.empty();
-        }
-        if (++total > kMaxTraceBytes)
-            throw TraceError(path, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
-                                                " bytes; allowed: at most that");
-        if (c == '\n') {
-            line.append(block, in_block);
-            return true;
-        }
-        if (length >= kMaxTraceLineBytes)
-            throw TraceError(path, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
-                                                " bytes; allowed: at most that");
-        block[in_block++] = static_cast<char>(c);
-        ++length;
-        if (in_block == sizeof block) {
-            line.append(block, in_block);
-            in_block = 0;
+// Lines of a trace, at most kMaxTraceLineBytes each and kMaxTraceBytes in all: a file with
+// no newline is not read to its end. Reads 1 MB blocks and looks for each newline with
+// memchr: a character at a time through the stream buffer was a sixth of a full-chip diff.
+class LineReader {
+public:
+    LineReader(std::istream& in, const std::string& path) : in_(in), path_(path), block_(size_t(1) << 20) {}
+
+    // The next line without its newline; false at the end (a last line without a newline
+    // is a line).
+    bool next(std::string& line, int line_no) {
+        line.clear();
+        size_t length = 0;
+        for (;;) {
+            if (at_ == end_ && !refill()) return !line.empty();
+            const char* first = block_.data() + at_;
+            const char* newline = static_cast<const char*>(std::memchr(first, '\n', end_ - at_));
+            const size_t segment = newline ? static_cast<size_t>(newline - first) : end_ - at_;
+            const size_t taken = segment + (newline ? 1 : 0);
+            // The checks of a character at a time, in its order: the total counts every
+            // byte (the newline too) and comes first; the length counts the line's own.
+            const size_t total_fails_at = kMaxTraceBytes - total_ + 1;  // 1-based, in this piece
+            const size_t length_fails_at = kMaxTraceLineBytes - length + 1;
+            const bool total_fails = total_fails_at <= taken;
+            const bool length_fails = length_fails_at <= segment;
+            if (total_fails && (!length_fails || total_fails_at <= length_fails_at))
+                throw TraceError(path_, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
+                                                     " bytes; allowed: at most that");
+            if (length_fails)
+                throw TraceError(path_, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
+                                                     " bytes; allowed: at most that");
+            line.append(first, segment);
+            length += segment;
+            total_ += taken;
+            at_ += taken;
+            if (newline) return true;
         }
     }
-}
+
+private:
+    bool refill() {
+        if (eof_) return false;
+        in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
+        at_ = 0;
+        end_ = static_cast<size_t>(in_.gcount());
+        if (end_ < block_.size()) eof_ = true;
+        return end_ > 0;
+    }
+
+    std::istream& in_;
+    const std::string& path_;
+    std::vector<char> block_;
+    size_t at_ = 0, end_ = 0, total_ = 0;
+    bool eof_ = false;
+};
 
 }  // namespace
 
@@ -329,9 +349,9 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
     bool saw_outcome = false;
     int version = kTraceVersion;
     int line_no = 0;
-    size_t total = 0;
+    LineReader lines(in, path);
     std::string line, fast_name;
-    while (read_line(in, line, path, line_no + 1, total)) {
+    while (lines.next(line, line_no + 1)) {
         ++line_no;
         if (saw_outcome) throw TraceError(path, line_no, "text after the outcome line");
         if (line.empty()) throw TraceError(path, line_no, "empty line");

@@ -304,3 +304,20 @@ TEST_CASE("an event line reads the same on the reader's fast path and in any oth
     CHECK_FALSE(spelt_out.model_only);
     CHECK(spelt_out.detail.empty());
 }
+
+TEST_CASE("the reader takes lines longer than its 1 MB read block and a last line without newline", "[traces]") {
+    RunResult r = sample_run();
+    // 700 KB inline: a memory line of 1.4 MB of hex crosses the reader's block boundary.
+    std::vector<uint8_t> wide(700 << 10);
+    for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<uint8_t>(i * 31 + 1);
+    r.memory.push_back(MemoryImage{"wide", "shared", 0, wide});
+    std::string text = written(r);
+    CHECK(tmasim_test::same_run(parsed(text).result, r));
+    text.pop_back();  // the outcome line's newline
+    CHECK(tmasim_test::same_run(parsed(text).result, r));
+    // Cut inside the long line: invalid JSON at that line, counted across the blocks.
+    auto lines = lines_of(written(r));
+    const size_t wide_line = lines.size() - 2;
+    lines[wide_line].resize(lines[wide_line].size() - 7);
+    CHECK_THROWS_WITH(parsed(joined(lines)), Catch::StartsWith("mem.jsonl:" + std::to_string(wide_line + 1) + ":"));
+}
