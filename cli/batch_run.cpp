@@ -199,7 +199,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
         if (!o.output_dir.empty()) {
             const std::string path = trace_path(o.output_dir, row.rel);
             fs::create_directories(fs::path(path).parent_path());
-            write_trace_file(result, path, names);
+            write_trace_file(result, path, names, o.trace_write);
         }
         if (!o.diff_dir.empty()) diff_against(s, result, names, o, row);
     } catch (const std::exception& e) {

@@ -22,6 +22,7 @@
 #include "device/run_device.h"
 #include "model/run/run_model.h"
 #include "traces/sanitizer_verdicts.h"
+#include "traces/trace_writer.h"
 
 namespace tmasim::cli {
 
@@ -36,6 +37,7 @@ struct BatchOptions {
     std::string sanitize;    // device: the compute-sanitizer tool each run goes under ("": none)
     std::string sanitizer;   // its path (find_compute_sanitizer)
     int jobs = 1;            // model: scenarios run at once, in child processes (batch_parallel.h)
+    TraceWriteOptions trace_write;  // which memory bytes the traces hold
 };
 
 // One scenario file and the name its trace gets: the path relative to the directory

@@ -37,6 +37,7 @@ struct RunArgs {
     int64_t max_work = ModelOptions::kDefaultMaxWork;
     std::string cache_dir;
     std::string trace;  // which ops are timed: device default all, model default none
+    std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
     bool quiet = false;
     int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
@@ -84,6 +85,12 @@ TraceLevel trace_level_of(const RunArgs& a) {
     return *parse_trace_level(a.trace);
 }
 
+TraceWriteOptions trace_write_options(const RunArgs& a) {
+    TraceWriteOptions o;
+    o.all_memory_bytes = a.memory_bytes == "all";
+    return o;
+}
+
 bool is_batch(const RunArgs& a) {
     return a.paths.size() > 1 || std::filesystem::is_directory(a.paths.at(0)) || !a.diff_dir.empty();
 }
@@ -106,6 +113,7 @@ int run_many(const RunArgs& a) {
         o.sanitizer = find_compute_sanitizer();
         if (a.watchdog_opt->count() == 0) o.device.watchdog_seconds = kSanitizerWatchdogSeconds;
     }
+    o.trace_write = trace_write_options(a);
     o.quiet = a.quiet;
     o.json = a.json;
     o.jobs = a.jobs > 0 ? a.jobs : default_jobs();
@@ -178,7 +186,7 @@ int run(RunArgs& a) {
     }
 
     OpNames names = op_names_of(scenario);
-    if (!a.output.empty()) write_trace_file(result, a.output, names);
+    if (!a.output.empty()) write_trace_file(result, a.output, names, trace_write_options(a));
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (a.json) {
         const int code = check.passed ? kOk : kMismatch;
@@ -244,6 +252,12 @@ void add_run_command(CLI::App& app, Action& action) {
                     "(default none): predict the kernel the device would run at that level; none "
                     "predicts it untraced, all is what to compare with a traced device run")
         ->check(CLI::IsMember({"all", "waits", "none"}));
+    sub->add_option("--memory-bytes", a->memory_bytes,
+                    "Which images the trace holds the bytes of: changed (default: an input of 1 MiB or more "
+                    "that the run left as the scenario declared it is written as its size and hash only, "
+                    "traces/FORMAT.md version 3), all")
+        ->check(CLI::IsMember({"changed", "all"}))
+        ->capture_default_str();
     sub->add_option("--jobs,-j", a->jobs,
                     "Batch mode, model: run this many scenarios at once, each in its own process; 0 (default): "
                     "one per core. Rows and progress lines keep the -j 1 order")

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "scenarios/run_result.h"
+#include "scenarios/values.h"
 
 namespace tmasim {
 
@@ -136,6 +137,12 @@ Provenance provenance_for(const Scenario& s, const std::string& backend) {
     p.scenario_file = s.file;
     p.scenario_hash = s.content_hash;
     return p;
+}
+
+uint64_t image_size(const MemoryImage& m) { return m.digest_only ? m.digest_only->size : m.bytes.size(); }
+
+std::string image_fnv1a64(const MemoryImage& m) {
+    return m.digest_only ? m.digest_only->fnv1a64 : fnv1a64_hex(m.bytes.data(), m.bytes.size());
 }
 
 std::string TraceEvent::key() const {

@@ -47,7 +47,19 @@ struct MemoryImage {
     std::string space;       // "global" | "shared"
     int cta = 0;             // shared only
     std::vector<uint8_t> bytes;
+    // Set by a backend that knows `bytes` still equal the scenario's declared init (a tensor
+    // the kernel only read): a trace may then keep only its size and hash (FORMAT.md, v3).
+    bool equals_init = false;
+    // Read back from a trace that kept only the size and hash: `bytes` is then empty.
+    struct Digest {
+        uint64_t size = 0;
+        std::string fnv1a64;
+    };
+    std::optional<Digest> digest_only = std::nullopt;
 };
+// Size and fnv1a-64 (hex) of an image, from its bytes or, without them, from its digest.
+uint64_t image_size(const MemoryImage& m);
+std::string image_fnv1a64(const MemoryImage& m);
 
 struct Provenance {
     std::string backend;     // "model" | "device"

@@ -14,7 +14,8 @@
 
 namespace tmasim {
 
-// On true, `event` holds the line's event and `name` its "name" value.
-bool read_event_line_fast(const std::string& line, TraceEvent& event, std::string& name);
+// On true, `event` holds the line's event and `name` its "name" value. `version`: the
+// trace's format version (3 has no key and leaves out defaults).
+bool read_event_line_fast(const std::string& line, int version, TraceEvent& event, std::string& name);
 
 }  // namespace tmasim

@@ -215,8 +215,8 @@ void memory(const RunResult& r, std::ostream& out) {
     for (const MemoryImage& m : r.memory)
         out << fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                            "<td><code>{}</code></td></tr>\n",
-                           html_escape(m.space), html_escape(m.name), m.cta, m.bytes.size(),
-                           fnv1a64_hex(m.bytes.data(), m.bytes.size()));
+                           html_escape(m.space), html_escape(m.name), m.cta, image_size(m),
+                           image_fnv1a64(m));
     out << "</table></section>\n";
 }
 

@@ -61,8 +61,8 @@ OrderedJson memory_json(const RunResult& r) {
         j["space"] = m.space;
         j["name"] = m.name;
         j["cta"] = m.cta;
-        j["size"] = m.bytes.size();
-        j["fnv1a64"] = fnv1a64_hex(m.bytes.data(), m.bytes.size());
+        j["size"] = image_size(m);
+        j["fnv1a64"] = image_fnv1a64(m);
         images.push_back(std::move(j));
     }
     return images;
@@ -88,7 +88,8 @@ OrderedJson memory_diff_json(const MemoryDiff& m) {
     j["size_b"] = m.size_b;
     j["mismatch"] = m.is_mismatch;
     j["race_dependent"] = m.race_dependent;
-    if (m.status == MemoryDiff::Status::differ) {
+    j["compared_by"] = m.compared_by_hash ? "fnv1a64" : "bytes";
+    if (m.status == MemoryDiff::Status::differ && !m.compared_by_hash) {
         j["bytes_differing"] = m.diff_count;
         j["first_diff_offset"] = m.first_diff;
         j["element_type"] = m.bytes.type;

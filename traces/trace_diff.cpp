@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
+#include <vector>
 #include <optional>
 #include <tuple>
 
@@ -11,39 +13,121 @@
 namespace tmasim {
 namespace {
 
-// The cross-backend identity of an event: everything in TraceEvent::key().
-using EventId = std::tuple<int, std::vector<int64_t>, int, int, int, int>;
-// One op executed by one thread (or warp): an EventId without the kind.
-using ExecId = std::tuple<int, std::vector<int64_t>, int, int, int>;
-
-EventId event_id(const TraceEvent& e) {
-    return {e.op, e.iters, e.cta, e.warp, e.lane, static_cast<int>(e.kind)};
+// The cross-backend identity of an event is everything in TraceEvent::key(): (op, iters,
+// cta, warp, lane, kind); one op executed by one thread (or warp) is that without the kind.
+// Each side's events are sorted by it and paired by a merge: a full-chip trace holds 400k
+// events, and a map node per event (a tuple holding a vector) was most of a diff's time.
+// The order only has to be the same on both sides, so it starts with a hash of the exec:
+// most comparisons are then one integer's.
+int compare_exec(const TraceEvent& a, const TraceEvent& b) {
+    if (a.op != b.op) return a.op < b.op ? -1 : 1;
+    if (a.cta != b.cta) return a.cta < b.cta ? -1 : 1;
+    if (a.warp != b.warp) return a.warp < b.warp ? -1 : 1;
+    if (a.lane != b.lane) return a.lane < b.lane ? -1 : 1;
+    if (a.iters != b.iters) return a.iters < b.iters ? -1 : 1;
+    return 0;
 }
-ExecId exec_id(const TraceEvent& e) { return {e.op, e.iters, e.cta, e.warp, e.lane}; }
+
+uint64_t exec_hash(const TraceEvent& e) {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    auto mix = [&h](uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 0xff51afd7ed558ccdull;
+    };
+    mix(static_cast<uint64_t>(e.op));
+    mix(static_cast<uint64_t>(e.cta));
+    mix(static_cast<uint64_t>(e.warp) << 32 | static_cast<uint32_t>(e.lane));
+    for (int64_t i : e.iters) mix(static_cast<uint64_t>(i));
+    return h;
+}
+
+struct Keyed {
+    uint64_t exec_hash = 0;
+    const TraceEvent* event = nullptr;
+};
+
+int compare_keyed_exec(const Keyed& a, const Keyed& b) {
+    if (a.exec_hash != b.exec_hash) return a.exec_hash < b.exec_hash ? -1 : 1;
+    return compare_exec(*a.event, *b.event);
+}
+// The kind before the rest of the exec: an exec's issue and complete share a hash, and
+// telling them apart by their whole identity (loop indices included) was a fifth of a diff.
+int compare_keyed_event(const Keyed& a, const Keyed& b) {
+    if (a.exec_hash != b.exec_hash) return a.exec_hash < b.exec_hash ? -1 : 1;
+    if (a.event->kind != b.event->kind) return a.event->kind < b.event->kind ? -1 : 1;
+    return compare_exec(*a.event, *b.event);
+}
+
+// One executed op's begin (issue, wait_begin) and end (complete, wait_end) times.
+struct Span {
+    Keyed exec;  // any of its events, for its identity
+    std::optional<int64_t> first, second;
+};
 
 struct Side {
-    std::map<EventId, const TraceEvent*> events;
-    std::map<ExecId, std::pair<std::optional<int64_t>, std::optional<int64_t>>> spans;  // start, end
+    std::vector<Keyed> events;  // the events a backend can see, by identity
+    std::vector<Span> spans;    // by identity
     size_t duplicates = 0;
 };
 
 Side index_side(const RunResult& r, size_t& model_only) {
     Side s;
+    s.events.reserve(r.events.size());
     for (const TraceEvent& e : r.events) {
         if (e.model_only) {
             ++model_only;
             continue;
         }
-        // A repeated key is a backend bug; keep the first so pairing stays one-to-one.
-        if (!s.events.emplace(event_id(e), &e).second) {
-            ++s.duplicates;
-            continue;
+        s.events.push_back({exec_hash(e), &e});
+    }
+    // Stable: of a repeated key (a backend bug) the first in the trace is kept, so pairing
+    // stays one-to-one.
+    std::stable_sort(s.events.begin(), s.events.end(),
+                     [](const Keyed& x, const Keyed& y) { return compare_keyed_event(x, y) < 0; });
+    const auto last = std::unique(s.events.begin(), s.events.end(),
+                                  [](const Keyed& x, const Keyed& y) { return compare_keyed_event(x, y) == 0; });
+    s.duplicates = static_cast<size_t>(s.events.end() - last);
+    s.events.erase(last, s.events.end());
+    // An exec's events lie among those of its hash (nearly always the exec's alone).
+    for (size_t group = 0; group < s.events.size();) {
+        const size_t first_span = s.spans.size();
+        size_t end = group;
+        for (; end < s.events.size() && s.events[end].exec_hash == s.events[group].exec_hash; ++end) {
+            const Keyed& k = s.events[end];
+            auto span = std::find_if(s.spans.begin() + static_cast<std::ptrdiff_t>(first_span), s.spans.end(),
+                                     [&](const Span& x) { return compare_exec(*x.exec.event, *k.event) == 0; });
+            if (span == s.spans.end()) span = s.spans.insert(s.spans.end(), Span{k, {}, {}});
+            const TraceEvent& e = *k.event;
+            if (e.kind == EventKind::issue || e.kind == EventKind::wait_begin) span->first = e.t;
+            if (e.kind == EventKind::complete || e.kind == EventKind::wait_end) span->second = e.t;
         }
-        auto& span = s.spans[exec_id(e)];
-        if (e.kind == EventKind::issue || e.kind == EventKind::wait_begin) span.first = e.t;
-        if (e.kind == EventKind::complete || e.kind == EventKind::wait_end) span.second = e.t;
+        // Colliding execs in one hash: in exec order, as on the other side.
+        std::sort(s.spans.begin() + static_cast<std::ptrdiff_t>(first_span), s.spans.end(),
+                  [](const Span& x, const Span& y) { return compare_exec(*x.exec.event, *y.exec.event) < 0; });
+        group = end;
     }
     return s;
+}
+
+// Calls `paired(a, b)` for every identity both sorted ranges hold; returns how many of
+// each side found no partner.
+template <class T, class Compare, class Paired>
+std::pair<size_t, size_t> merge_pairs(const std::vector<T>& a, const std::vector<T>& b, Compare compare,
+                                      Paired paired) {
+    size_t i = 0, j = 0, only_a = 0, only_b = 0;
+    while (i < a.size() && j < b.size()) {
+        const int c = compare(a[i], b[j]);
+        if (c < 0) {
+            ++only_a;
+            ++i;
+        } else if (c > 0) {
+            ++only_b;
+            ++j;
+        } else {
+            paired(a[i++], b[j++]);
+        }
+    }
+    return {only_a + (a.size() - i), only_b + (b.size() - j)};
 }
 
 // The time of each CTA's first op (its earliest event a backend can see): the end of the
@@ -102,8 +186,8 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulte
     d.space = any->space;
     d.name = any->name;
     d.cta = any->cta;
-    d.size_a = a ? a->bytes.size() : 0;
-    d.size_b = b ? b->bytes.size() : 0;
+    d.size_a = a ? image_size(*a) : 0;
+    d.size_b = b ? image_size(*b) : 0;
     if (!a || !b) {
         d.status = a ? MemoryDiff::Status::missing_in_b : MemoryDiff::Status::missing_in_a;
         const bool lacking_side_faulted = a ? faulted_b : faulted_a;
@@ -115,6 +199,15 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulte
     if (d.size_a != d.size_b) {
         d.status = MemoryDiff::Status::size_mismatch;
         d.is_mismatch = true;
+        return d;
+    }
+    if (a->digest_only || b->digest_only) {
+        // A version 3 trace kept only the hash of an unchanged input: the hashes decide,
+        // and the diff says so (no element can be named).
+        d.compared_by_hash = true;
+        const bool equal = image_fnv1a64(*a) == image_fnv1a64(*b);
+        d.status = equal ? MemoryDiff::Status::equal : MemoryDiff::Status::differ;
+        d.is_mismatch = !equal;
         return d;
     }
     for (size_t i = 0; i < d.size_a; ++i) {
@@ -206,42 +299,46 @@ DiffReport diff_traces(const RunResult& a, const RunResult& b, const DiffOptions
     const auto& origin_b = options.align_first_op ? first_b : none;
 
     std::vector<TimingRow> event_rows;
-    for (const auto& [id, ea] : sa.events) {
-        auto it = sb.events.find(id);
-        if (it == sb.events.end()) {
-            ++r.unpaired_a;
-            continue;
-        }
-        const int64_t ta = time_of(origin_a, *ea), tb = time_of(origin_b, *it->second);
-        event_rows.push_back({ea->key(), ea->op, op_name(options.op_names, ea->op), ta, tb, rel_err(ta, tb)});
-    }
-    for (const auto& [id, eb] : sb.events)
-        if (!sa.events.count(id)) ++r.unpaired_b;
+    const auto [only_a, only_b] = merge_pairs(
+        sa.events, sb.events, compare_keyed_event, [&](const Keyed& ka, const Keyed& kb) {
+            const TraceEvent* ea = ka.event;
+            const int64_t ta = time_of(origin_a, *ea), tb = time_of(origin_b, *kb.event);
+            event_rows.push_back({ea->key(), ea->op, op_name(options.op_names, ea->op), ta, tb, rel_err(ta, tb)});
+        });
+    r.unpaired_a += only_a;
+    r.unpaired_b += only_b;
 
     std::vector<TimingRow> duration_rows;
-    for (const auto& [id, span_a] : sa.spans) {
-        auto it = sb.spans.find(id);
-        if (it == sb.spans.end()) continue;
-        const auto& span_b = it->second;
-        if (!span_a.first || !span_a.second || !span_b.first || !span_b.second) continue;
-        int64_t da = *span_a.second - *span_a.first, db = *span_b.second - *span_b.first;
-        TraceEvent probe;  // key() of the exec, with a placeholder kind replaced below
-        std::tie(probe.op, probe.iters, probe.cta, probe.warp, probe.lane) = id;
-        std::string key = probe.key();
-        key = key.substr(0, key.rfind(':')) + ":duration";
-        duration_rows.push_back({key, probe.op, op_name(options.op_names, probe.op), da, db, rel_err(da, db)});
-    }
+    merge_pairs(
+        sa.spans, sb.spans, [](const Span& x, const Span& y) { return compare_keyed_exec(x.exec, y.exec); },
+        [&](const Span& span_a, const Span& span_b) {
+            if (!span_a.first || !span_a.second || !span_b.first || !span_b.second) return;
+            const int64_t da = *span_a.second - *span_a.first, db = *span_b.second - *span_b.first;
+            std::string key = span_a.exec.event->key();
+            key = key.substr(0, key.rfind(':')) + ":duration";
+            const int op = span_a.exec.event->op;
+            duration_rows.push_back({key, op, op_name(options.op_names, op), da, db, rel_err(da, db)});
+        });
 
     r.events = summarize(event_rows, options.tolerance);
     r.durations = summarize(duration_rows, options.tolerance);
 
-    r.worst = event_rows;
-    r.worst.insert(r.worst.end(), duration_rows.begin(), duration_rows.end());
-    std::stable_sort(r.worst.begin(), r.worst.end(), [](const TimingRow& x, const TimingRow& y) {
-        if (x.rel_err != y.rel_err) return x.rel_err > y.rel_err;
-        return x.key < y.key;
-    });
-    if (options.top >= 0 && r.worst.size() > static_cast<size_t>(options.top)) r.worst.resize(options.top);
+    // Sorted as pointers: a full-chip diff has 500k rows, a string each, of which `top` are
+    // shown. Keys are unique, so the order is total and the first `top`
+    // of a partial sort are those of a full one.
+    std::vector<const TimingRow*> rows;
+    rows.reserve(event_rows.size() + duration_rows.size());
+    for (const TimingRow& row : event_rows) rows.push_back(&row);
+    for (const TimingRow& row : duration_rows) rows.push_back(&row);
+    const auto worse = [](const TimingRow* x, const TimingRow* y) {
+        if (x->rel_err != y->rel_err) return x->rel_err > y->rel_err;
+        return x->key < y->key;
+    };
+    const size_t shown =
+        options.top >= 0 ? std::min(rows.size(), static_cast<size_t>(options.top)) : rows.size();
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown), rows.end(), worse);
+    r.worst.reserve(shown);
+    for (size_t i = 0; i < shown; ++i) r.worst.push_back(*rows[i]);
     return r;
 }
 

@@ -38,6 +38,9 @@ struct MemoryDiff {
     size_t size_a = 0, size_b = 0;
     int64_t first_diff = -1;  // byte offset of the first difference (differ only)
     size_t diff_count = 0;    // bytes that differ (differ only)
+    // One side's trace kept only the image's size and hash (FORMAT.md, version 3): equal or
+    // differ says whether the hashes agree; diff_count and first_diff are not known.
+    bool compared_by_hash = false;
     // Global tensors and snapshots are the scenario's result and always count (unless the
     // side lacking the image faulted). A final shared buffer only counts when both runs
     // dumped it: a backend may not be able to read shared memory back (e.g. after a fault

@@ -25,12 +25,22 @@ std::string outcome_text(Outcome o, const std::string& why) {
 
 std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
 
+// Said after the size when a trace kept only an image's hash (FORMAT.md, version 3).
+std::string hash_note(const MemoryDiff& m) {
+    return m.compared_by_hash ? ", compared by fnv1a64: a trace holds only the hash of this unchanged input" : "";
+}
+
 // "snapshot put[3]:stage[1] cta 0: match (512 bytes)".
 std::string snapshot_line(const MemoryDiff& m) {
     std::string what;
     switch (m.status) {
-    case MemoryDiff::Status::equal: what = fmt::format("match ({} bytes)", m.size_a); break;
+    case MemoryDiff::Status::equal: what = fmt::format("match ({} bytes{})", m.size_a, hash_note(m)); break;
     case MemoryDiff::Status::differ:
+        if (m.compared_by_hash) {
+            what = fmt::format("{}: fnv1a64 differs ({} bytes{})", m.is_mismatch ? "MISMATCH" : "differs", m.size_a,
+                               hash_note(m));
+            break;
+        }
         what = fmt::format("{}: {} of {} bytes differ, first at byte offset {}",
                            m.is_mismatch ? "MISMATCH" : "differs", m.diff_count, m.size_a, m.first_diff);
         break;
@@ -84,8 +94,15 @@ void print_memory(const DiffReport& r, std::ostream& out) {
                                                 : fmt::format("{} {}", m.space, m.name);
         std::string what;
         switch (m.status) {
-        case MemoryDiff::Status::equal: what = fmt::format("equal ({} bytes)", m.size_a); break;
+        case MemoryDiff::Status::equal:
+            what = fmt::format("equal ({} bytes{})", m.size_a, hash_note(m));
+            break;
         case MemoryDiff::Status::differ:
+            if (m.compared_by_hash) {
+                what = fmt::format("{}: fnv1a64 differs ({} bytes{})", m.is_mismatch ? "DIFFER" : "differs",
+                                   m.size_a, hash_note(m));
+                break;
+            }
             what = fmt::format("{}: {} of {} bytes, first at byte offset {}", m.is_mismatch ? "DIFFER" : "differs",
                                m.diff_count, m.size_a, m.first_diff);
             break;

@@ -27,26 +27,17 @@ void append_int(std::string& out, int64_t v) {
     out.append(p, end);
 }
 
-// TraceEvent::key() spelt into the buffer: "op5[2]@cta0.w1.l0:issue".
-void append_key(std::string& out, const TraceEvent& e, const std::string& kind) {
-    out += "op";
-    append_int(out, e.op);
-    if (!e.iters.empty()) {
-        out += '[';
-        for (size_t i = 0; i < e.iters.size(); ++i) {
-            if (i) out += ',';
-            append_int(out, e.iters[i]);
-        }
-        out += ']';
+// to_string(EventKind) without a string per event.
+const char* kind_text(EventKind k) {
+    switch (k) {
+        case EventKind::issue: return "issue";
+        case EventKind::complete: return "complete";
+        case EventKind::wait_begin: return "wait_begin";
+        case EventKind::wait_end: return "wait_end";
+        case EventKind::state: return "state";
+        case EventKind::hazard: return "hazard";
     }
-    out += "@cta";
-    append_int(out, e.cta);
-    out += ".w";
-    append_int(out, e.warp);
-    out += ".l";
-    append_int(out, e.lane);
-    out += ':';
-    out += kind;
+    return "state";
 }
 
 }  // namespace
@@ -62,10 +53,9 @@ void append_json_string(std::string& out, const std::string& s) {
 }
 
 void append_event_line(std::string& out, const TraceEvent& e, const std::string& name) {
-    const std::string kind = to_string(e.kind);  // short enough to stay in the string itself
-    out += R"({"type":"event","key":")";
-    append_key(out, e, kind);
-    out += R"(","op":)";
+    // Version 3 leaves out what a reader rebuilds: the key (from the fields), model_only
+    // when false and an empty detail; a full-chip trace holds 400k event lines.
+    out += R"({"type":"event","op":)";
     append_int(out, e.op);
     out += R"(,"name":)";
     append_json_string(out, name);
@@ -81,28 +71,31 @@ void append_event_line(std::string& out, const TraceEvent& e, const std::string&
     out += R"(,"lane":)";
     append_int(out, e.lane);
     out += R"(,"kind":")";
-    out += kind;
+    out += kind_text(e.kind);
     out += R"(","t":)";
     append_int(out, e.t);
     if (e.t_ns >= 0) {
         out += R"(,"t_ns":)";
         append_int(out, e.t_ns);
     }
-    out += e.model_only ? R"(,"model_only":true)" : R"(,"model_only":false)";
+    if (e.model_only) out += R"(,"model_only":true)";
     if (!e.what.empty()) {
         out += R"(,"what":)";
         append_json_string(out, e.what);
     }
-    out += R"(,"detail":{)";
-    bool first = true;
-    for (const auto& [k, v] : e.detail) {
-        if (!first) out += ',';
-        first = false;
-        append_json_string(out, k);
-        out += ':';
-        append_json_string(out, v);
+    if (!e.detail.empty()) {
+        out += R"(,"detail":{)";
+        bool first = true;
+        for (const auto& [k, v] : e.detail) {
+            if (!first) out += ',';
+            first = false;
+            append_json_string(out, k);
+            out += ':';
+            append_json_string(out, v);
+        }
+        out += '}';
     }
-    out += "}}";
+    out += '}';
 }
 
 }  // namespace tmasim

@@ -118,16 +118,27 @@ TraceLinks link_trace(const RunResult& r, const OpNames& names, const WaitTarget
     std::stable_sort(links.flips.begin(), links.flips.end(),
                      [](const PhaseFlip& a, const PhaseFlip& b) { return a.event->t < b.event->t; });
 
+    // Each CTA's flips (indexes into links.flips, so in time order): a wait looks only at its
+    // own CTA's, from the last one not after it. Scanning every flip of the chip for every
+    // wait was quadratic (17k flips, 67k waits at 132 CTAs).
+    std::map<int, std::vector<size_t>> flips_of_cta;
+    for (size_t i = 0; i < links.flips.size(); ++i) flips_of_cta[links.flips[i].event->cta].push_back(i);
+    static const std::vector<size_t> no_flips;
     for (const TraceEvent* end : wait_ends) {
+        const auto cta_flips = flips_of_cta.find(end->cta);
+        const std::vector<size_t>& own = cta_flips == flips_of_cta.end() ? no_flips : cta_flips->second;
+        // Past the flips after the wait returned: own[0, until) happened at or before it.
+        const size_t until = static_cast<size_t>(
+            std::upper_bound(own.begin(), own.end(), end->t,
+                             [&](int64_t t, size_t i) { return t < links.flips[i].event->t; }) -
+            own.begin());
         // Known target: the last flip of that barrier phase parity before the wait returned.
         auto target = targets ? targets->find({end->op, end->iters}) : WaitTargets::const_iterator();
         if (targets && target != targets->end()) {
-            for (size_t i = links.flips.size(); i-- > 0;) {
-                const PhaseFlip& f = links.flips[i];
-                if (f.event->cta != end->cta || f.event->t > end->t || f.barrier != target->second.first ||
-                    (f.phase & 1) != target->second.second)
-                    continue;
-                links.flips[i].released.push_back(end);
+            for (size_t k = until; k-- > 0;) {
+                PhaseFlip& f = links.flips[own[k]];
+                if (f.barrier != target->second.first || (f.phase & 1) != target->second.second) continue;
+                f.released.push_back(end);
                 break;
             }
             continue;
@@ -135,21 +146,19 @@ TraceLinks link_trace(const RunResult& r, const OpNames& names, const WaitTarget
         // Otherwise: released by the last flip of its CTA while it was blocked.
         auto begin = wait_begins.find(exec_of(*end));
         const int64_t from = begin == wait_begins.end() ? end->t : begin->second->t;
-        for (size_t i = links.flips.size(); i-- > 0;) {
-            const TraceEvent& f = *links.flips[i].event;
-            if (f.cta != end->cta || f.t > end->t) continue;
-            if (f.t >= from) links.flips[i].released.push_back(end);
-            break;
-        }
+        if (until > 0 && links.flips[own[until - 1]].event->t >= from)
+            links.flips[own[until - 1]].released.push_back(end);
     }
 
+    // The flips each copy's own transactions caused: logged at its exec, on its barriers.
+    std::map<ExecId, std::vector<size_t>> flips_of_exec;
+    for (size_t i = 0; i < links.flips.size(); ++i) flips_of_exec[exec_of(*links.flips[i].event)].push_back(i);
     for (auto& [id, c] : copies) {
         auto issue = issues.find(id);
         c.issue = issue == issues.end() ? nullptr : issue->second;
         c.start = c.issue ? std::min(c.issue->t, c.first->t) : c.first->t;
-        // The flips this copy's own transactions caused: logged at its exec, on its barriers.
-        for (size_t i = 0; i < links.flips.size(); ++i)
-            if (exec_of(*links.flips[i].event) == id) c.flips.push_back(i);
+        auto own = flips_of_exec.find(id);
+        if (own != flips_of_exec.end()) c.flips = own->second;
         links.copies.push_back(std::move(c));
     }
     std::stable_sort(links.copies.begin(), links.copies.end(),

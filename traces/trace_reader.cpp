@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -116,14 +117,14 @@ private:
     std::set<std::string> used_{"type"};
 };
 
-// Returns the format version (1, or 2 when large images live in a sidecar file).
+// Returns the format version (1; 2: large images in a sidecar file; 3: compact events).
 int read_header(LineFields& f, Provenance& p) {
     std::string format = f.str("format");
     if (format != kTraceFormat) f.fail("not a tmasim trace (format '" + format + "')");
     int64_t version = f.i64("version", 0, INT64_MAX);
-    if (version != kTraceVersion && version != kTraceSidecarVersion)
+    if (version < kTraceVersion || version > kTraceCompactVersion)
         f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads versions " +
-               std::to_string(kTraceVersion) + " and " + std::to_string(kTraceSidecarVersion) + ")");
+               std::to_string(kTraceVersion) + " to " + std::to_string(kTraceCompactVersion) + ")");
     p.backend = f.str("backend");
     p.tool_version = f.str("tool_version");
     p.scenario = f.str("scenario");
@@ -141,7 +142,7 @@ int read_header(LineFields& f, Provenance& p) {
     return static_cast<int>(version);
 }
 
-TraceEvent read_event(LineFields& f, OpNames& names) {
+TraceEvent read_event(LineFields& f, OpNames& names, int version) {
     TraceEvent e;
     e.op = f.i32("op", 0, kMaxOpId);
     std::string name = f.str("name");
@@ -156,9 +157,13 @@ TraceEvent read_event(LineFields& f, OpNames& names) {
     e.kind = *k;
     e.t = f.i64("t", 0, kMaxTime);
     if (f.has("t_ns")) e.t_ns = f.i64("t_ns", 0, kMaxTime);
-    e.model_only = f.boolean("model_only");
+    // Version 3 leaves out the key, model_only when false and an empty detail; a key there
+    // is an unknown key (finish()).
+    const bool compact = version >= kTraceCompactVersion;
+    if (!compact || f.has("model_only")) e.model_only = f.boolean("model_only");
     if (f.has("what")) e.what = f.str("what");
-    e.detail = f.string_map("detail");
+    if (!compact || f.has("detail")) e.detail = f.string_map("detail");
+    if (compact) return e;
     // The key is redundant on purpose (grep-able, diff pairs by it); a disagreement means
     // the file was edited by hand or written by a broken writer.
     std::string key = f.str("key");
@@ -214,6 +219,23 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
         f.fail("memory: space '" + m.space + "'; allowed: global, shared, snapshot");
     m.cta = f.i32("cta", 0, kMaxCta);
     uint64_t size = f.u64("size");
+    if (f.has("init_unchanged")) {
+        if (version < kTraceCompactVersion)
+            f.fail("memory: 'init_unchanged' needs trace format version " + std::to_string(kTraceCompactVersion) +
+                   "; this trace is version " + std::to_string(version));
+        if (f.has("hex") || f.has("sidecar"))
+            f.fail("memory '" + m.name + "': 'init_unchanged' with bytes; allowed: one of hex, sidecar, init_unchanged");
+        if (!f.boolean("init_unchanged")) f.fail("memory '" + m.name + "': 'init_unchanged' must be true");
+        MemoryImage::Digest digest;
+        digest.size = size;
+        digest.fnv1a64 = f.str("fnv1a64");
+        // Lowercase, as the writer spells it: diff compares it with a hash of bytes as text.
+        if (digest.fnv1a64.size() != 16 || digest.fnv1a64.find_first_not_of("0123456789abcdef") != std::string::npos)
+            f.fail("memory '" + m.name + "': fnv1a64 '" + digest.fnv1a64 + "'; allowed: 16 lowercase hex digits");
+        m.digest_only = digest;
+        m.equals_init = true;
+        return m;
+    }
     if (f.has("sidecar") || f.has("offset")) {
         if (version < kTraceSidecarVersion)
             f.fail("memory: 'sidecar' needs trace format version " + std::to_string(kTraceSidecarVersion) +
@@ -263,41 +285,60 @@ std::optional<std::vector<uint8_t>> from_hex(const std::string& hex) {
 
 namespace {
 
-// One line, at most kMaxTraceLineBytes: a file with no newline is not read to its end.
-bool read_line(std::istream& in, std::string& line, const std::string& path, int line_no, size_t& total) {
-    line.clear();
-    std::istream::sentry ok(in, true);
-    if (!ok) return false;
-    std::streambuf* buf = in.rdbuf();
-    // Characters gather in a local block appended to the line a block at a time: one
-    // push_back per character was a fifth of reading a full-chip trace.
-    char block[4096];
-    size_t in_block = 0, length = 0;
-    for (;;) {
-        const int c = buf->sbumpc();
-        if (c == std::char_traits<char>::eof()) {
-            in.setstate(std::ios::eofbit);
-            line.append(block, in_block);
-            return !line.empty();
-        }
-        if (++total > kMaxTraceBytes)
-            throw TraceError(path, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
-                                                " bytes; allowed: at most that");
-        if (c == '\n') {
-            line.append(block, in_block);
-            return true;
-        }
-        if (length >= kMaxTraceLineBytes)
-            throw TraceError(path, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
-                                                " bytes; allowed: at most that");
-        block[in_block++] = static_cast<char>(c);
-        ++length;
-        if (in_block == sizeof block) {
-            line.append(block, in_block);
-            in_block = 0;
+// Lines of a trace, at most kMaxTraceLineBytes each and kMaxTraceBytes in all: a file with
+// no newline is not read to its end. Reads 1 MB blocks and looks for each newline with
+// memchr: a character at a time through the stream buffer was a sixth of a full-chip diff.
+class LineReader {
+public:
+    LineReader(std::istream& in, const std::string& path) : in_(in), path_(path), block_(size_t(1) << 20) {}
+
+    // The next line without its newline; false at the end (a last line without a newline
+    // is a line).
+    bool next(std::string& line, int line_no) {
+        line.clear();
+        size_t length = 0;
+        for (;;) {
+            if (at_ == end_ && !refill()) return !line.empty();
+            const char* first = block_.data() + at_;
+            const char* newline = static_cast<const char*>(std::memchr(first, '\n', end_ - at_));
+            const size_t segment = newline ? static_cast<size_t>(newline - first) : end_ - at_;
+            const size_t taken = segment + (newline ? 1 : 0);
+            // The checks of a character at a time, in its order: the total counts every
+            // byte (the newline too) and comes first; the length counts the line's own.
+            const size_t total_fails_at = kMaxTraceBytes - total_ + 1;  // 1-based, in this piece
+            const size_t length_fails_at = kMaxTraceLineBytes - length + 1;
+            const bool total_fails = total_fails_at <= taken;
+            const bool length_fails = length_fails_at <= segment;
+            if (total_fails && (!length_fails || total_fails_at <= length_fails_at))
+                throw TraceError(path_, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
+                                                     " bytes; allowed: at most that");
+            if (length_fails)
+                throw TraceError(path_, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
+                                                     " bytes; allowed: at most that");
+            line.append(first, segment);
+            length += segment;
+            total_ += taken;
+            at_ += taken;
+            if (newline) return true;
         }
     }
-}
+
+private:
+    bool refill() {
+        if (eof_) return false;
+        in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
+        at_ = 0;
+        end_ = static_cast<size_t>(in_.gcount());
+        if (end_ < block_.size()) eof_ = true;
+        return end_ > 0;
+    }
+
+    std::istream& in_;
+    const std::string& path_;
+    std::vector<char> block_;
+    size_t at_ = 0, end_ = 0, total_ = 0;
+    bool eof_ = false;
+};
 
 }  // namespace
 
@@ -308,9 +349,9 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
     bool saw_outcome = false;
     int version = kTraceVersion;
     int line_no = 0;
-    size_t total = 0;
+    LineReader lines(in, path);
     std::string line, fast_name;
-    while (read_line(in, line, path, line_no + 1, total)) {
+    while (lines.next(line, line_no + 1)) {
         ++line_no;
         if (saw_outcome) throw TraceError(path, line_no, "text after the outcome line");
         if (line.empty()) throw TraceError(path, line_no, "empty line");
@@ -318,7 +359,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
         // JSON tree (event_line_reader.h); every other line is read below.
         if (line_no > 1 && section <= Section::event) {
             TraceEvent e;
-            if (read_event_line_fast(line, e, fast_name)) {
+            if (read_event_line_fast(line, version, e, fast_name)) {
                 if (!fast_name.empty()) file.op_names[e.op] = fast_name;
                 r.events.push_back(std::move(e));
                 section = Section::event;
@@ -350,7 +391,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
 
         switch (s) {
         case Section::header: version = read_header(f, r.provenance); break;
-        case Section::event: r.events.push_back(read_event(f, file.op_names)); break;
+        case Section::event: r.events.push_back(read_event(f, file.op_names, version)); break;
         case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
         case Section::memory: r.memory.push_back(read_memory(f, version, path)); break;
         case Section::outcome: r.outcome = f.outcome("outcome"); saw_outcome = true; break;

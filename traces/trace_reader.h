@@ -1,5 +1,5 @@
 #pragma once
-// Reads a tmasim JSONL trace (traces/FORMAT.md, versions 1 and 2) back into a RunResult.
+// Reads a tmasim JSONL trace (traces/FORMAT.md, versions 1 to 3) back into a RunResult.
 // Strict, like the scenario loader: a truncated file, invalid JSON, another format or
 // version, a missing or unknown key, a key that disagrees with the event's fields or a
 // memory hash that disagrees with its bytes is a TraceError "path:line: message".

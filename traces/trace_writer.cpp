@@ -58,20 +58,44 @@ OrderedJson diagnostic_json(const Diagnostic& d) {
     return j;
 }
 
-// `sidecar` names the file holding the bytes at `offset`; empty: the bytes go inline as hex.
-OrderedJson memory_json(const MemoryImage& m, const std::string& sidecar, uint64_t offset) {
+// How one image is written: inline hex, raw in the sidecar, or (an unchanged input) only
+// its size and hash.
+enum class ImagePlacement { inline_hex, sidecar, digest_only };
+
+ImagePlacement placement_of(const MemoryImage& m, bool sidecar_open, const TraceWriteOptions& options) {
+    if (m.digest_only) return ImagePlacement::digest_only;  // read back without its bytes
+    const bool large = m.bytes.size() >= kSidecarMinBytes;
+    if (large && m.equals_init && !options.all_memory_bytes) return ImagePlacement::digest_only;
+    return sidecar_open && m.bytes.size() >= kSidecarImageMinBytes ? ImagePlacement::sidecar
+                                                                    : ImagePlacement::inline_hex;
+}
+
+// Whether a trace file gets a sidecar: when the bytes it would hold come to 1 MiB or more
+// (132 CTAs' shared buffers are 8 MB, 17 MB as hex).
+bool wants_sidecar(const RunResult& result, const TraceWriteOptions& options) {
+    uint64_t total = 0;
+    for (const MemoryImage& m : result.memory)
+        if (placement_of(m, false, options) != ImagePlacement::digest_only) total += m.bytes.size();
+    return total >= kSidecarMinBytes;
+}
+
+// `sidecar` names the file holding the bytes at `offset` (ImagePlacement::sidecar only).
+OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const std::string& sidecar,
+                        uint64_t offset) {
     OrderedJson j;
     j["type"] = "memory";
     j["name"] = m.name;
     j["space"] = m.space;
     j["cta"] = m.cta;
-    j["size"] = m.bytes.size();
-    j["fnv1a64"] = fnv1a64_hex(m.bytes.data(), m.bytes.size());
-    if (sidecar.empty()) {
-        j["hex"] = to_hex(m.bytes);
-    } else {
-        j["sidecar"] = sidecar;
-        j["offset"] = offset;
+    j["size"] = image_size(m);
+    j["fnv1a64"] = image_fnv1a64(m);
+    switch (placement) {
+        case ImagePlacement::inline_hex: j["hex"] = to_hex(m.bytes); break;
+        case ImagePlacement::sidecar:
+            j["sidecar"] = sidecar;
+            j["offset"] = offset;
+            break;
+        case ImagePlacement::digest_only: j["init_unchanged"] = true; break;
     }
     return j;
 }
@@ -111,13 +135,11 @@ std::string to_hex(const std::vector<uint8_t>& bytes) {
 
 namespace {
 
-// `sidecar_name` empty: every image inline (version 1). Else images of at least
-// kSidecarMinBytes go to `sidecar` (opened by the caller) and the trace is version 2.
+// `sidecar` null: every image inline. Else images of at least kSidecarImageMinBytes go to
+// `sidecar` (opened by the caller, named `sidecar_name` in the trace).
 void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& names, std::ostream* sidecar,
-                    const std::string& sidecar_name) {
-    bool any_sidecar = false;
-    for (const MemoryImage& m : result.memory) any_sidecar |= sidecar && m.bytes.size() >= kSidecarMinBytes;
-    out << dump(header_json(result.provenance, any_sidecar ? kTraceSidecarVersion : kTraceVersion)) << '\n';
+                    const std::string& sidecar_name, const TraceWriteOptions& options) {
+    out << dump(header_json(result.provenance, kTraceCompactVersion)) << '\n';
 
     // Lines go to a buffer flushed every few MB: one stream write per line cost more than
     // building it.
@@ -138,13 +160,11 @@ void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& n
     for (const Diagnostic& d : result.diagnostics) out << dump(diagnostic_json(d)) << '\n';
     uint64_t offset = 0;
     for (const MemoryImage& m : result.memory) {
-        if (any_sidecar && m.bytes.size() >= kSidecarMinBytes) {
-            out << dump(memory_json(m, sidecar_name, offset)) << '\n';
-            sidecar->write(reinterpret_cast<const char*>(m.bytes.data()), static_cast<std::streamsize>(m.bytes.size()));
-            offset += m.bytes.size();
-        } else {
-            out << dump(memory_json(m, "", 0)) << '\n';
-        }
+        const ImagePlacement placement = placement_of(m, sidecar != nullptr, options);
+        out << dump(memory_json(m, placement, sidecar_name, offset)) << '\n';
+        if (placement != ImagePlacement::sidecar) continue;
+        sidecar->write(reinterpret_cast<const char*>(m.bytes.data()), static_cast<std::streamsize>(m.bytes.size()));
+        offset += m.bytes.size();
     }
 
     OrderedJson outcome;
@@ -160,16 +180,17 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
-void write_trace(const RunResult& result, std::ostream& out, const OpNames& names) {
-    write_trace_to(result, out, names, nullptr, "");
+void write_trace(const RunResult& result, std::ostream& out, const OpNames& names,
+                 const TraceWriteOptions& options) {
+    write_trace_to(result, out, names, nullptr, "", options);
 }
 
-void write_trace_file(const RunResult& result, const std::string& path, const OpNames& names) {
+void write_trace_file(const RunResult& result, const std::string& path, const OpNames& names,
+                      const TraceWriteOptions& options) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("traces: cannot open '" + path + "' for writing");
     const std::string sidecar_path = sidecar_path_of(path);
-    bool large = false;
-    for (const MemoryImage& m : result.memory) large |= m.bytes.size() >= kSidecarMinBytes;
+    const bool large = wants_sidecar(result, options);
     // A sidecar left from an earlier run of the same trace path would mislead a reader.
     std::remove(sidecar_path.c_str());
     std::ofstream sidecar;
@@ -177,7 +198,7 @@ void write_trace_file(const RunResult& result, const std::string& path, const Op
         sidecar.open(sidecar_path, std::ios::binary | std::ios::trunc);
         if (!sidecar) throw std::runtime_error("traces: cannot open '" + sidecar_path + "' for writing");
     }
-    write_trace_to(result, out, names, large ? &sidecar : nullptr, base_name(sidecar_path));
+    write_trace_to(result, out, names, large ? &sidecar : nullptr, base_name(sidecar_path), options);
     out.flush();
     if (!out) throw std::runtime_error("traces: error writing '" + path + "'");
     if (large) {

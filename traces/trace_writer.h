@@ -1,5 +1,5 @@
 #pragma once
-// Writes a RunResult as a tmasim JSONL trace (traces/FORMAT.md, version 1).
+// Writes a RunResult as a tmasim JSONL trace (traces/FORMAT.md, version 3).
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -11,12 +11,24 @@
 namespace tmasim {
 
 constexpr const char* kTraceFormat = "tmasim-trace";
+// Versions 1 and 2 are still read (traces/recorded/ holds them); the writer writes 3.
 constexpr int kTraceVersion = 1;
 // A trace whose large memory images live in a binary sidecar file (FORMAT.md, version 2).
-// Written only by write_trace_file and only when an image has at least kSidecarMinBytes, so
-// traces without one stay version 1, byte for byte.
 constexpr int kTraceSidecarVersion = 2;
+// Compact event lines, one complete_tx per landing, and large images that still equal the
+// scenario's declared init kept as size and hash only (FORMAT.md, version 3).
+constexpr int kTraceCompactVersion = 3;
+// A trace file whose images hold at least kSidecarMinBytes in all puts every image of at
+// least kSidecarImageMinBytes in a sidecar; an unchanged input of at least kSidecarMinBytes
+// is written as its size and hash only.
 constexpr size_t kSidecarMinBytes = size_t(1) << 20;
+constexpr size_t kSidecarImageMinBytes = size_t(4) << 10;
+
+struct TraceWriteOptions {
+    // true: every image's bytes are written, also those that equal the declared init
+    // (`tmasim run --memory-bytes all`).
+    bool all_memory_bytes = false;
+};
 
 // Op id -> op kind spelling ("tma.load"). RunResult events carry only op ids; the writer
 // puts the kind in each event's "name" so a trace explains itself without its scenario.
@@ -26,11 +38,14 @@ OpNames op_names_of(const Scenario& scenario);
 // Events are written sorted by (cta, t, op, warp, lane, kind), stably, whatever order the
 // backend produced; keys of every object come in one fixed order. So one RunResult always
 // gives byte-identical output. Ops missing from `names` get an empty "name".
-void write_trace(const RunResult& result, std::ostream& out, const OpNames& names = {});
-// Same, to a file; throws std::runtime_error when the file cannot be written. Images of
-// at least kSidecarMinBytes go, raw, to sidecar_path_of(path) instead of inline hex.
-void write_trace_file(const RunResult& result, const std::string& path,
-                      const OpNames& names = {});
+void write_trace(const RunResult& result, std::ostream& out, const OpNames& names = {},
+                 const TraceWriteOptions& options = {});
+// Same, to a file; throws std::runtime_error when the file cannot be written. Images go,
+// raw, to sidecar_path_of(path) instead of inline hex as the constants above say; of those
+// of at least kSidecarMinBytes that equal their declared init (MemoryImage::equals_init)
+// only the size and hash are written unless options.all_memory_bytes.
+void write_trace_file(const RunResult& result, const std::string& path, const OpNames& names = {},
+                      const TraceWriteOptions& options = {});
 // "<trace>.mem": where write_trace_file puts the bytes of large images.
 std::string sidecar_path_of(const std::string& trace_path);
 

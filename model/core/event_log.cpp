@@ -47,6 +47,41 @@ void EventLog::add_model_only(const EventSite& site, const std::string& what, in
     events_.push_back(std::move(e));
 }
 
+void EventLog::add_complete_tx(const EventSite& site, int64_t t, const std::string& barrier, int64_t bytes,
+                               int64_t tx_count, int64_t pending) {
+    if (open_credit_) {
+        OpenCredit& c = *open_credit_;
+        const TraceEvent& e = events_[c.event];
+        const bool same_landing = e.t == t && e.op == site.op && e.cta == site.cta && e.warp == site.warp &&
+                                  e.lane == site.lane && e.iters == site.iters && c.barrier == barrier;
+        if (same_landing) {
+            c.bytes += bytes;
+            ++c.chunks;
+            c.tx_count = tx_count;
+            c.pending = pending;
+            return;
+        }
+        close_credit();
+    }
+    TraceEvent e = make_event(site, EventKind::state, t);
+    e.model_only = true;
+    e.what = "complete_tx";
+    open_credit_ = OpenCredit{events_.size(), barrier, bytes, 1, tx_count, pending};
+    events_.push_back(std::move(e));
+}
+
+void EventLog::close_credit() {
+    if (!open_credit_) return;
+    const OpenCredit& c = *open_credit_;
+    TraceEvent& e = events_[c.event];
+    e.detail = {{"barrier", c.barrier},
+                {"bytes", std::to_string(c.bytes)},
+                {"pending", std::to_string(c.pending)},
+                {"tx_count", std::to_string(c.tx_count)}};
+    if (c.chunks > 1) e.detail["chunks"] = std::to_string(c.chunks);
+    open_credit_.reset();
+}
+
 void EventLog::report(Diagnostic d, const EventSite& site, int64_t t) {
     TraceEvent e = make_event(site, EventKind::hazard, t);
     e.model_only = true;
@@ -67,6 +102,7 @@ Outcome EventLog::outcome() const {
 }
 
 std::vector<TraceEvent> EventLog::take_sorted_events() {
+    close_credit();
     // A stable sort by (cta, t, op, warp, lane, kind, iters, what): events equal in every key
     // keep the (deterministic) order they happened in. A full-chip run logs a million events,
     // so the sort goes in three cheaper steps with the same result: a stable counting sort by

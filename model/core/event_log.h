@@ -3,6 +3,7 @@
 // deterministic order traces/FORMAT.md fixes.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ public:
     // An event only the model sees (kind `state`, model_only, `what` says which).
     void add_model_only(const EventSite& site, const std::string& what, int64_t t,
                         std::map<std::string, std::string> detail = {});
+    // A complete_tx credit of `bytes` on `barrier` (model_only, kind `state`), with the
+    // barrier's tx_count and pending after it. A TMA landing credits its barrier chunk by
+    // chunk (64 credits for a 16 KB tile); credits logged one after another at the same site,
+    // time and barrier fold into one event: `bytes` summed, `chunks` counted (from 2 on), the
+    // tx_count and pending of the last (traces/FORMAT.md, version 3).
+    void add_complete_tx(const EventSite& site, int64_t t, const std::string& barrier, int64_t bytes,
+                         int64_t tx_count, int64_t pending);
     // A diagnostic, plus a `hazard` event at the site so it shows on the timeline.
     void report(Diagnostic d, const EventSite& site, int64_t t);
     // Diagnostics without a timeline position (hangs, found after the run).
@@ -40,6 +48,16 @@ public:
 
 private:
     std::vector<TraceEvent> events_;
+    // The last complete_tx logged, which the next credit of the same landing folds into.
+    // Its numbers are kept here and spelt into its detail when the fold ends: a 132-CTA
+    // stream logs a million credits.
+    struct OpenCredit {
+        size_t event = 0;
+        std::string barrier;
+        int64_t bytes = 0, chunks = 0, tx_count = 0, pending = 0;
+    };
+    std::optional<OpenCredit> open_credit_;
+    void close_credit();
     std::vector<Diagnostic> diagnostics_;
 };
 

@@ -68,9 +68,11 @@ double LayoutWarpOps::global_access(const Op& op, std::map<std::string, std::str
     const LayoutOpView& v = view(op, false);
     const LinearLayout& l = v.layout;
     const GlobalTensor& t = run.global.tensor(op.global);
-    std::vector<uint8_t>& mem = run.global.bytes(t.name);
-    std::vector<uint8_t>& regs = tile(op.tile);
     const bool is_store = op.kind == OpKind::layout_global_store;
+    // Only a store asks for writable bytes: a tensor only loaded keeps its declared init.
+    uint8_t* const store_base = is_store ? run.global.bytes(t.name).data() : nullptr;
+    const uint8_t* const load_base = run.global.read_bytes(t.name).data();
+    std::vector<uint8_t>& regs = tile(op.tile);
     const int64_t base = w_.eval(op.base, 0), esize = v.esize, vec = v.plan.vec, warp = w_.warp();
     Expr::IntEnv env = w_.env();
     int64_t& i0 = env["i0"];
@@ -111,9 +113,8 @@ double LayoutWarpOps::global_access(const Op& op, std::map<std::string, std::str
                     throw std::out_of_range(fmt::format("{}: thread {} {} element {} outside {} ({} elements)", op_title(op),
                                                         warp * 32 + lane, is_store ? "writes" : "reads", off, t.name,
                                                         t.num_elements()));
-                uint8_t* cell = mem.data() + off * esize;
-                if (is_store) std::memcpy(cell, reg, size_t(esize));
-                else std::memcpy(reg, cell, size_t(esize));
+                if (is_store) std::memcpy(store_base + off * esize, reg, size_t(esize));
+                else std::memcpy(reg, load_base + off * esize, size_t(esize));
             }
             if (active == 1) {
                 addresses.push_back(first * esize);

@@ -155,7 +155,7 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
     const int64_t base = shared_buffer(op_.dst, name, buf);
     GlobalMemory& g = cta_.run().global;
     const GlobalTensor& t = g.tensor(op_.global);
-    const std::vector<uint8_t>& src = g.bytes(t.name);
+    const std::vector<uint8_t>& src = g.read_bytes(t.name);
     std::vector<CpAsyncCopy> copies;
     bool resident = true;
     SharedRaceCheck races(cta_, op_, name, base);

@@ -94,7 +94,7 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
     if (action == BarrierAction::async_arrive) tracker_.release_into(tracker_.cp_agent(thread), b.releasing);
     if (action == BarrierAction::complete_tx) {
         tracker_.release_into(tracker_.tma_agent(barrier), b.releasing);
-        log_barrier_state(b, site, "complete_tx", {{"bytes", std::to_string(amount)}});
+        run_.log.add_complete_tx(site, now_cycles(), b.name, amount, b.state.tx_count(), b.state.pending());
     }
     if (Cluster* c = cluster_of(*this))
         c->on_barrier_action(*this, barrier, action, thread, completed ? b.state.phase() - 1 : -1);

@@ -23,7 +23,13 @@ GlobalMemory::Entry& GlobalMemory::entry(const std::string& name) {
     return it->second;
 }
 
-std::vector<uint8_t>& GlobalMemory::bytes(const std::string& name) { return entry(name).bytes; }
+std::vector<uint8_t>& GlobalMemory::bytes(const std::string& name) {
+    Entry& e = entry(name);
+    e.written = true;
+    return e.bytes;
+}
+
+const std::vector<uint8_t>& GlobalMemory::read_bytes(const std::string& name) { return entry(name).bytes; }
 
 const GlobalTensor& GlobalMemory::tensor(const std::string& name) const {
     auto it = tensors_.find(name);
@@ -48,7 +54,9 @@ std::vector<MemoryImage> GlobalMemory::take_images() {
         MemoryImage m;
         m.name = name;
         m.space = "global";
-        m.bytes = std::move(tensors_.at(name).bytes);
+        Entry& e = tensors_.at(name);
+        m.bytes = std::move(e.bytes);
+        m.equals_init = !e.written;
         out.push_back(std::move(m));
     }
     return out;

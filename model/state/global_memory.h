@@ -17,8 +17,11 @@ public:
 
     explicit GlobalMemory(const Scenario& s);
 
-    // Throws std::out_of_range for an unknown tensor name.
+    // Throws std::out_of_range for an unknown tensor name. `bytes` is for writers: the
+    // tensor then counts as changed; readers use read_bytes, so a tensor only read keeps
+    // MemoryImage::equals_init (its trace may hold only its hash).
     std::vector<uint8_t>& bytes(const std::string& tensor);
+    const std::vector<uint8_t>& read_bytes(const std::string& tensor);
     const GlobalTensor& tensor(const std::string& name) const;
     // True when every line of bytes [first, last] was touched before; marks them touched.
     bool touch(const std::string& tensor, int64_t first, int64_t last);
@@ -31,6 +34,7 @@ private:
         const GlobalTensor* decl = nullptr;
         std::vector<uint8_t> bytes;
         std::vector<bool> resident;  // per line
+        bool written = false;        // someone asked for the bytes to write them
     };
     Entry& entry(const std::string& name);
     std::vector<std::string> order_;

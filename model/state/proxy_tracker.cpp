@@ -12,7 +12,7 @@ namespace tmasim::model {
 ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers)
     : threads_(num_threads),
       clock_(2 * num_threads + num_barriers, 0),
-      known_(clock_.size(), VectorClock(clock_.size(), 0)),
+      known_(clock_.size(), std::make_shared<const VectorClock>(clock_.size(), 0)),
       fences_(num_threads),
       cp_waited_(num_threads, 0),
       known_at_fence_(num_threads),
@@ -35,14 +35,12 @@ void ProxyTracker::make_live(size_t block) {
 uint32_t ProxyTracker::tick(int agent) {
     const size_t block = static_cast<size_t>(agent) / kBlockAgents;
     if (block < live_block_.size() && !live_block_[block]) make_live(block);
-    uint32_t t = ++clock_.at(agent);
-    known_[agent][agent] = t;
-    return t;
+    return ++clock_.at(agent);  // the own entry of the agent's row is its clock
 }
 
 uint32_t ProxyTracker::least_known(int agent) const {
     uint32_t least = std::numeric_limits<uint32_t>::max();
-    for (int t = 0; t < threads_; ++t) least = std::min(least, known_[static_cast<size_t>(t)].at(static_cast<size_t>(agent)));
+    for (int t = 0; t < threads_; ++t) least = std::min(least, known(t, agent));
     return least;
 }
 
@@ -65,9 +63,9 @@ uint32_t ProxyTracker::async_write(int64_t offset, int64_t bytes, int op, int ag
 
 void ProxyTracker::fence_proxy_async(int thread) {
     const uint32_t t = tick(thread);
-    const uint32_t cp_seen = std::max(cp_waited_[thread], known_[thread][cp_agent(thread)]);
+    const uint32_t cp_seen = std::max(cp_waited_[thread], known(thread, cp_agent(thread)));
     fences_.at(thread).push_back(Fence{t, cp_seen});
-    known_at_fence_[thread] = known_[thread];
+    known_at_fence_[thread] = row_of(thread);
 }
 
 namespace {
@@ -86,40 +84,66 @@ void ProxyTracker::join_live(VectorClock& into, const VectorClock& from) const {
     for (const auto& [first, end] : live_spans_) join_entries(into.data() + first, from.data() + first, end - first);
 }
 
+VectorClock ProxyTracker::row_of(int agent) const {
+    VectorClock row = *known_.at(agent);
+    row[agent] = clock_[agent];
+    return row;
+}
+
 void ProxyTracker::cta_sync(const std::vector<int>& threads) {
-    VectorClock all = empty_clock();
+    auto all = std::make_shared<VectorClock>(clock_.size(), 0);
     for (int t : threads) tick(t);  // first: a block made live by these ticks is joined too
-    for (int t : threads) join_live(all, known_.at(t));
+    // Each distinct row once (most threads share one), then the own clocks.
+    std::vector<const VectorClock*> joined;
     for (int t : threads) {
-        // Keep the own entry equal to the own clock: the join already holds it.
-        known_[t] = all;
+        const VectorClock* row = known_.at(t).get();
+        if (std::find(joined.begin(), joined.end(), row) != joined.end()) continue;
+        joined.push_back(row);
+        join_live(*all, *row);
     }
+    for (int t : threads) (*all)[t] = std::max((*all)[t], clock_[t]);
+    const SharedClock shared = std::move(all);
+    for (int t : threads) known_[t] = shared;
 }
 
 VectorClock ProxyTracker::known_by(const std::vector<int>& threads) const {
     VectorClock all = empty_clock();
-    for (int t : threads) join_live(all, known_.at(t));
+    for (int t : threads) {
+        join_live(all, *known_.at(t));
+        all[t] = std::max(all[t], clock_[t]);
+    }
     return all;
 }
 
 void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
     tick(thread);
     if (accumulated.size() != clock_.size()) accumulated = empty_clock();
-    join_live(accumulated, known_.at(thread));
+    join_live(accumulated, *known_.at(thread));
+    accumulated[thread] = std::max(accumulated[thread], clock_[thread]);
 }
 
 void ProxyTracker::acquire(int thread, const VectorClock& released) {
     if (released.size() != clock_.size()) return;
-    uint32_t own = clock_.at(thread);
+    // The threads of a warp acquire one phase one after another, from one row: they share
+    // the first one's result (its blocks went live then; they stay live).
+    if (last_acquire_ && last_acquire_->from == known_[thread] && last_acquire_->released == released) {
+        known_[thread] = last_acquire_->to;
+        return;
+    }
     // A clock from elsewhere may know agents that never ticked here: their blocks go live.
     for (size_t b = 0; b < live_block_.size(); ++b) {
         if (live_block_[b]) continue;
         const size_t first = b * kBlockAgents, end = std::min(first + kBlockAgents, released.size());
-        if (std::any_of(released.begin() + first, released.begin() + end, [](uint32_t v) { return v != 0; }))
-            make_live(b);
+        uint32_t any = 0;  // an OR without early exit: a block is 8 entries, and it vectorizes
+        for (size_t i = first; i < end; ++i) any |= released[i];
+        if (any) make_live(b);
     }
-    join_live(known_[thread], released);
-    known_[thread][thread] = own;
+    // The own entry stays the thread's clock (known()); the row's entry for the thread is
+    // what others of this row know of it, which the release may raise.
+    auto joined = std::make_shared<VectorClock>(*known_[thread]);
+    join_live(*joined, released);
+    last_acquire_ = AcquireMemo{known_[thread], joined, released};
+    known_[thread] = std::move(joined);
 }
 
 bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
@@ -131,7 +155,7 @@ bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
     auto first_after = std::find_if(wf.begin(), wf.end(), [&](const Fence& f) {
         return by_cp_unit ? f.cp_seen >= g.time : f.time > g.time;
     });
-    if (first_after != wf.end() && known_[issuer][owner] >= first_after->time) return true;
+    if (first_after != wf.end() && known(issuer, owner) >= first_after->time) return true;
     // (b) the issuer fenced while the write was already visible to it.
     const auto& at_fence = known_at_fence_[issuer];
     return !at_fence.empty() && at_fence[g.thread] >= g.time;

@@ -19,6 +19,7 @@
 // phase their complete_tx belongs to. A thread that fences after its group wait covers
 // its cp.async data (B14), which is rule (a) with the fence seeing the agent's write.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,7 +53,7 @@ public:
     // The least time of `agent` any thread of the CTA has synchronised with.
     uint32_t least_known(int agent) const;
     // Whether `thread` has synchronised with `agent` at `time` or later.
-    bool knows(int thread, int agent, uint32_t time) const { return known_.at(thread).at(agent) >= time; }
+    bool knows(int thread, int agent, uint32_t time) const { return known(thread, agent) >= time; }
     // The thread's cp.async wait covered its copies landed up to agent time `time`: a
     // later fence of the thread covers them (B14). Visibility itself is tracked per copy
     // (AsyncWriteRegistry), since a wait covers whole groups, not a time.
@@ -103,13 +104,32 @@ private:
 
     int threads_ = 0;
     std::vector<uint32_t> clock_;                 // own logical time per agent
-    std::vector<VectorClock> known_;              // known_[t][u]: u's time t has synced with
+    // What agent t knows of agent u (u != t): (*known_[t])[u]; of itself, its own clock_[t].
+    // Rows are shared, as in ClusterClock: a CTA sync gives every thread one row and the
+    // threads of a warp that acquire one phase one after another share the result, so a sync
+    // joins one row per distinct row and an acquire of the same release is a pointer copy.
+    // A full-chip stream's 128 threads joining 128 rows at every sync and wait were the
+    // model's largest cost.
+    using SharedClock = std::shared_ptr<const VectorClock>;
+    std::vector<SharedClock> known_;
+    uint32_t known(int row, int agent) const {
+        return row == agent ? clock_.at(agent) : (*known_.at(row)).at(agent);
+    }
+    // A row with the own entry filled in, as the thread itself sees it.
+    VectorClock row_of(int agent) const;
     std::vector<std::vector<Fence>> fences_;      // per thread, ascending
     std::vector<uint32_t> cp_waited_;             // per thread, latest cp.async time its waits covered
-    std::vector<VectorClock> known_at_fence_;     // known_ at the thread's latest fence
+    std::vector<VectorClock> known_at_fence_;     // the thread's row at its latest fence
     std::vector<Granule> granules_;
     std::vector<uint8_t> live_block_;                     // per block of kBlockAgents agents
     std::vector<std::pair<size_t, size_t>> live_spans_;  // [first, end) agents of live blocks
+    // The last acquire: rows equal to `from` that learn `released` become `to`. Held as
+    // owners, so a freed row's address can never alias the cached one.
+    struct AcquireMemo {
+        SharedClock from, to;
+        VectorClock released;
+    };
+    std::optional<AcquireMemo> last_acquire_;
 };
 
 // "0-63", "0-31,40,64-95": a compact list of thread ids for messages.

@@ -90,8 +90,15 @@ TEST_CASE("teach 17c: one multicast load fills both CTAs, each barrier on its ow
         const MemoryImage& tile = shared_of(r, "tile", cta);
         for (int64_t row = 0; row < 16; ++row)
             for (int64_t col = 0; col < 64; col += 9) CHECK(i32(tile, row * 64 + col) == (16 + row) * 128 + 64 + col);
-        // Both barriers were credited: 4096 bytes in 256-byte chunks (tma_complete_tx_chunk_bytes).
-        CHECK(count_model_events(r, op_id(s, "load"), cta, "complete_tx") == 16);
+        // Both barriers were credited: 4096 bytes in 256-byte chunks (tma_complete_tx_chunk_bytes),
+        // logged as one complete_tx per landing (traces/FORMAT.md, version 3).
+        REQUIRE(count_model_events(r, op_id(s, "load"), cta, "complete_tx") == 1);
+        const auto credit = std::find_if(r.events.begin(), r.events.end(), [&](const TraceEvent& e) {
+            return e.op == op_id(s, "load") && e.cta == cta && e.what == "complete_tx";
+        });
+        CHECK(credit->detail.at("bytes") == "4096");
+        CHECK(credit->detail.at("chunks") == "16");
+        CHECK(credit->detail.at("tx_count") == "0");
     }
 }
 

@@ -76,3 +76,32 @@ TEST_CASE("event log: sorted events are the stable sort of all of them by the tr
         }
     }
 }
+
+TEST_CASE("complete_tx credits of one landing fold into one event, another landing starts its own",
+          "[model][event_log]") {
+    EventLog log;
+    const EventSite load{5, {2}, 1, 0, 0};
+    // A landing of 4 chunks, with the phase flip the last chunk caused logged in between.
+    log.add_complete_tx(load, 100, "full[0]", 256, 768, 1);
+    log.add_complete_tx(load, 100, "full[0]", 256, 512, 1);
+    log.add_model_only(load, "phase_flip", 100, {{"phase", "0"}});
+    log.add_complete_tx(load, 100, "full[0]", 256, 256, 1);
+    log.add_complete_tx(load, 100, "full[0]", 256, 0, 0);
+    // Not the same landing: another time, another barrier, another op instance.
+    log.add_complete_tx(load, 101, "full[0]", 64, 0, 0);
+    log.add_complete_tx(load, 101, "full[1]", 64, 0, 0);
+    log.add_complete_tx(EventSite{5, {3}, 1, 0, 0}, 101, "full[1]", 64, 0, 0);
+    const std::vector<TraceEvent> events = log.take_sorted_events();
+    std::vector<std::map<std::string, std::string>> credits;
+    for (const TraceEvent& e : events)
+        if (e.what == "complete_tx") credits.push_back(e.detail);
+    REQUIRE(credits.size() == 4);
+    CHECK(credits[0] == std::map<std::string, std::string>{
+                            {"barrier", "full[0]"}, {"bytes", "1024"}, {"chunks", "4"}, {"pending", "0"}, {"tx_count", "0"}});
+    // One credit alone keeps the version 2 detail: no chunks.
+    CHECK(credits[1] == std::map<std::string, std::string>{
+                            {"barrier", "full[0]"}, {"bytes", "64"}, {"pending", "0"}, {"tx_count", "0"}});
+    CHECK(credits[2].at("barrier") == "full[1]");
+    CHECK(credits[3].count("chunks") == 0);
+    CHECK(events.size() == 5);  // four credits and the flip
+}

@@ -66,6 +66,29 @@ TEST_CASE("initial bytes: iota, fill and seeded random are deterministic") {
     CHECK(fnv1a64_hex("a", 1) == "af63dc4c8601ec8c");
 }
 
+TEST_CASE("an f32 iota of many blocks (and of huge pages) holds each element's index") {
+    GlobalTensor t;
+    t.type = DType::f32;
+    t.init.kind = InitSpec::Kind::iota;
+    // 4096-element blocks are appended without zeroing first; 8 MB takes the huge-page path.
+    for (int64_t rows : {int64_t(3), int64_t(32768)}) {
+        t.shape = {rows, 64};
+        const std::vector<uint8_t> b = initial_bytes(t);
+        REQUIRE(b.size() == static_cast<size_t>(rows * 64 * 4));
+        int64_t wrong = 0;
+        for (int64_t e = 0; e < rows * 64; ++e)
+            wrong += load_element_float(b.data(), DType::f32, e) != static_cast<float>(e);
+        CHECK(wrong == 0);
+    }
+    // The general path agrees: an f32 fill zeroes nothing it should not.
+    t.shape = {4097};
+    t.init.kind = InitSpec::Kind::fill;
+    t.init.fill_value = 2.5;
+    const std::vector<uint8_t> filled = initial_bytes(t);
+    REQUIRE(filled.size() == 4097 * 4);
+    CHECK(load_element_float(filled.data(), DType::f32, 4096) == 2.5f);
+}
+
 TEST_CASE("shared layout aligns buffers and places barriers after them") {
     Scenario sc = load_scenario_text(R"(
 scenario: layout

@@ -8,9 +8,11 @@
 #
 # Run it from the repository root (the traces' headers hold the scenario paths as given).
 # Nothing is ignored: a trace holds no time stamp or commit, so equal behaviour is equal
-# bytes. A fresh trace with a sidecar against a reference without one is compared after
-# inline_sidecar.py put its bytes back inline. Prints one line per differing, missing or extra trace and a summary; exits 1 if
-# any differ.
+# bytes. Traces that differ as files are compared again as trace_as_v3.py writes both (the
+# current format, every image inline): a reference written before a format change (a
+# sidecar, version 3's compact events) still holds the same run. The fresh traces keep every
+# image's bytes (--memory-bytes all) for that. Prints one line per differing, missing or
+# extra trace and a summary; exits 1 if any differ.
 set -u
 if [ $# -ne 2 ]; then
     echo "usage: $0 TMASIM REFERENCE_DIR" >&2
@@ -21,7 +23,7 @@ reference=${2%/}
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
 # The batch exits non-zero when a scenario misses its `expect`; the traces still count.
-"$tmasim" run scenarios/catalog --backend model -q -o "$fresh" > "$fresh.log" 2>&1
+"$tmasim" run scenarios/catalog --backend model -q --memory-bytes all -o "$fresh" > "$fresh.log" 2>&1
 echo "batch run exit status: $?"
 rm -f "$fresh.log"
 same=0
@@ -34,9 +36,9 @@ while IFS= read -r -d '' ref; do
         missing=$((missing + 1))
     elif cmp -s "$ref" "$fresh/$rel"; then
         same=$((same + 1))
-    elif [ -f "$fresh/$rel.mem" ] && [ ! -f "$ref.mem" ] &&
-        cmp -s "$ref" <(python3 "$(dirname "$0")/inline_sidecar.py" "$fresh/$rel"); then
-        # Written before the sidecar (FORMAT.md, version 2) existed: equal once inlined.
+    elif cmp -s <(python3 "$(dirname "$0")/trace_as_v3.py" "$ref") \
+        <(python3 "$(dirname "$0")/trace_as_v3.py" "$fresh/$rel"); then
+        # Written in an older format (FORMAT.md, versions 1 and 2): the same run.
         same=$((same + 1))
     else
         echo "differs: $rel"

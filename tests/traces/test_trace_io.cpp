@@ -61,8 +61,9 @@ TEST_CASE("writing one run twice gives byte-identical text, in FORMAT.md order",
 
     auto lines = lines_of(first);
     REQUIRE(lines.size() == 1 + 5 + 1 + 2 + 1);
-    CHECK(lines.front().rfind(R"({"type":"header","format":"tmasim-trace","version":1,)", 0) == 0);
-    CHECK(lines[1].find(R"("key":"op0@cta0.w0.l0:issue")") != std::string::npos);
+    CHECK(lines.front().rfind(R"({"type":"header","format":"tmasim-trace","version":3,)", 0) == 0);
+    CHECK(lines[1].rfind(R"({"type":"event","op":0,"name":"",)", 0) == 0);
+    CHECK(lines[1].find("model_only") == std::string::npos);  // version 3: absent when false
     CHECK(lines[4].find(R"("what":"phase_flip")") != std::string::npos);
     CHECK(lines[5].find(R"("t_ns":160)") != std::string::npos);
     CHECK(lines[1].find("t_ns") == std::string::npos);  // absent when the backend has no timer
@@ -104,13 +105,13 @@ TEST_CASE("the reader rejects other formats, versions and inconsistent lines", "
         return joined(copy);
     };
     CHECK_THROWS_WITH(parsed(""), "mem.jsonl:0: empty file, not a tmasim trace");
-    CHECK_THROWS_WITH(parsed(with_line(0, R"("version":1)", R"("version":3)")),
-                      Catch::Contains("mem.jsonl:1: trace format version 3 is not supported"));
+    CHECK_THROWS_WITH(parsed(with_line(0, R"("version":3)", R"("version":4)")),
+                      Catch::Contains("mem.jsonl:1: trace format version 4 is not supported"));
     CHECK_THROWS_WITH(parsed(with_line(0, "tmasim-trace", "other")), Catch::Contains("mem.jsonl:1: not a tmasim"));
     CHECK_THROWS_WITH(parsed(with_line(1, R"("t":10)", R"("t":11,"bogus":1)")),
                       Catch::Contains("mem.jsonl:2: event: unknown key 'bogus'"));
-    CHECK_THROWS_WITH(parsed(with_line(1, R"("kind":"issue")", R"("kind":"complete")")),
-                      Catch::Contains("does not match its fields"));
+    CHECK_THROWS_WITH(parsed(with_line(1, R"("kind":"issue")", R"("kind":"started")")),
+                      Catch::Contains("mem.jsonl:2: event: unknown kind 'started'"));
     CHECK_THROWS_WITH(parsed(with_line(7, "0001abff", "0001abfe")), Catch::Contains("fnv1a64"));
     CHECK_THROWS_WITH(parsed(with_line(1, R"("cta":0,)", "")), Catch::Contains("missing key 'cta'"));
     // Sections may not go backwards: an event after the memory lines.
@@ -129,11 +130,12 @@ TEST_CASE("hex round trips and rejects non-hex", "[traces]") {
     CHECK_FALSE(from_hex("abc"));
 }
 
-TEST_CASE("an image of kSidecarMinBytes goes to the sidecar, the trace is version 2 and reads back", "[traces]") {
+TEST_CASE("a trace with an image of kSidecarMinBytes puts its images of 4 KiB on in the sidecar", "[traces]") {
     RunResult r = sample_run();
-    std::vector<uint8_t> big(kSidecarMinBytes);
+    std::vector<uint8_t> big(kSidecarMinBytes), page(kSidecarImageMinBytes, 0x5a);
     for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 7 + 3);
     r.memory.insert(r.memory.begin() + 1, MemoryImage{"big", "global", 0, big});
+    r.memory.push_back(MemoryImage{"page", "shared", 0, page});
     const std::string path = "/tmp/tmasim_test_sidecar.jsonl";
     write_trace_file(r, path);
     std::ifstream in(path);
@@ -141,18 +143,19 @@ TEST_CASE("an image of kSidecarMinBytes goes to the sidecar, the trace is versio
     std::getline(in, header);
     while (std::getline(in, line))
         if (line.rfind(R"({"type":"memory")", 0) == 0) memory_lines += line + "\n";
-    CHECK(header.find(R"("version":2,)") != std::string::npos);
+    CHECK(header.find(R"("version":3,)") != std::string::npos);
     CHECK(memory_lines.find(R"("name":"big","space":"global","cta":0,"size":1048576,"fnv1a64":")") !=
           std::string::npos);
     CHECK(memory_lines.find(R"("sidecar":"tmasim_test_sidecar.jsonl.mem","offset":0})") != std::string::npos);
+    CHECK(memory_lines.find(R"("sidecar":"tmasim_test_sidecar.jsonl.mem","offset":1048576})") != std::string::npos);
     // The small images stay inline.
     CHECK(memory_lines.find(R"("name":"A","space":"global","cta":0,"size":8,"fnv1a64":")") != std::string::npos);
     CHECK(memory_lines.find(R"("hex":"0001abff10203040")") != std::string::npos);
     std::ifstream sidecar(sidecar_path_of(path), std::ios::binary | std::ios::ate);
-    CHECK(static_cast<size_t>(sidecar.tellg()) == kSidecarMinBytes);
+    CHECK(static_cast<size_t>(sidecar.tellg()) == kSidecarMinBytes + kSidecarImageMinBytes);
     CHECK(tmasim_test::same_run(read_trace(path), r));
 
-    // Without a large image the same path gets a version 1 trace and the old sidecar goes.
+    // Without a large image the same path gets every image inline and the old sidecar goes.
     write_trace_file(sample_run(), path);
     CHECK(!std::ifstream(sidecar_path_of(path)).good());
     CHECK(written(sample_run()) == [&] {
@@ -162,6 +165,39 @@ TEST_CASE("an image of kSidecarMinBytes goes to the sidecar, the trace is versio
         return s.str();
     }());
     std::remove(path.c_str());
+}
+
+TEST_CASE("a large image equal to its declared init is written as its size and hash, its bytes on request",
+          "[traces]") {
+    RunResult r = sample_run();
+    MemoryImage input{"input", "global", 0, std::vector<uint8_t>(kSidecarMinBytes, 3)};
+    input.equals_init = true;
+    r.memory.insert(r.memory.begin(), input);
+    const std::string path = "/tmp/tmasim_test_digest.jsonl";
+    write_trace_file(r, path);
+    const std::string hash = fnv1a64_hex(input.bytes.data(), input.bytes.size());
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find(R"({"type":"memory","name":"input","space":"global","cta":0,"size":1048576,"fnv1a64":")" +
+                          hash + R"(","init_unchanged":true})") != std::string::npos);
+    CHECK(!std::ifstream(sidecar_path_of(path)).good());  // the rest is small: inline
+    const RunResult back = read_trace(path);
+    REQUIRE(back.memory.front().digest_only);
+    CHECK(back.memory.front().bytes.empty());
+    CHECK(image_size(back.memory.front()) == kSidecarMinBytes);
+    CHECK(image_fnv1a64(back.memory.front()) == hash);
+    // Written again from what was read: the same text.
+    CHECK(written(back) == text.str());
+
+    TraceWriteOptions all;
+    all.all_memory_bytes = true;
+    write_trace_file(r, path, {}, all);
+    const RunResult full = read_trace(path);
+    CHECK(!full.memory.front().digest_only);
+    CHECK(full.memory.front().bytes == input.bytes);
+    std::remove(path.c_str());
+    std::remove(sidecar_path_of(path).c_str());
 }
 
 TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[traces]") {
@@ -180,9 +216,9 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
             e.t_ns = t_ns;
             e.what = odd;
             e.detail = {{"barrier", odd}, {odd, "1"}};
+            // Version 3: no key, model_only only when true, detail only when not empty.
             Json j;
             j["type"] = "event";
-            j["key"] = e.key();
             j["op"] = e.op;
             j["name"] = odd;
             j["iters"] = e.iters;
@@ -202,19 +238,31 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
             CHECK(line == j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace));
         }
     }
+    TraceEvent plain;
+    plain.op = 2;
+    plain.kind = EventKind::issue;
+    plain.t = 40;
+    std::string line;
+    append_event_line(line, plain, "sync");
+    CHECK(line == R"({"type":"event","op":2,"name":"sync","iters":[],"cta":0,"warp":0,"lane":0,"kind":"issue","t":40})");
 }
 
 TEST_CASE("an event line reads the same on the reader's fast path and in any other JSON spelling", "[traces]") {
     // The writer's own spelling takes the fast path (event_line_reader.h); the same object
-    // with spaces, other key order or escapes goes the general way. Both give one event.
-    const std::string header = lines_of(written(sample_run())).front();
+    // with spaces, other key order or escapes goes the general way. Both give one event,
+    // in version 3 (no key) as in version 2 (with it).
+    const std::string v3_header = lines_of(written(sample_run())).front();
+    std::string v2_header = v3_header;
+    v2_header.replace(v2_header.find(R"("version":3,)"), 12, R"("version":2,)");
     const std::string tail = R"({"type":"outcome","outcome":"ok"})";
-    const std::vector<std::string> spellings{
-        R"({"type":"event","key":"op3[2,0]@cta5.w1.l0:state","op":3,"name":"tma.load","iters":[2,0],"cta":5,"warp":1,"lane":0,"kind":"state","t":77,"t_ns":9,"model_only":true,"what":"complete_tx","detail":{"a":"1","bytes":"256"}})",
-        R"({ "type": "event", "key": "op3[2,0]@cta5.w1.l0:state", "op": 3, "name": "tma.load", "iters": [2, 0], "cta": 5, "warp": 1, "lane": 0, "kind": "state", "t": 77, "t_ns": 9, "model_only": true, "what": "complete_tx", "detail": {"a": "1", "bytes": "256"} })",
-        R"({"detail":{"bytes":"256","a":"1"},"what":"complete\u005ftx","model_only":true,"t_ns":9,"t":77,"kind":"state","lane":0,"warp":1,"cta":5,"iters":[2,0],"name":"tma.load","op":3,"key":"op3[2,0]@cta5.w1.l0:state","type":"event"})",
+    const std::vector<std::pair<std::string, std::string>> spellings{
+        {v2_header, R"({"type":"event","key":"op3[2,0]@cta5.w1.l0:state","op":3,"name":"tma.load","iters":[2,0],"cta":5,"warp":1,"lane":0,"kind":"state","t":77,"t_ns":9,"model_only":true,"what":"complete_tx","detail":{"a":"1","bytes":"256"}})"},
+        {v2_header, R"({ "type": "event", "key": "op3[2,0]@cta5.w1.l0:state", "op": 3, "name": "tma.load", "iters": [2, 0], "cta": 5, "warp": 1, "lane": 0, "kind": "state", "t": 77, "t_ns": 9, "model_only": true, "what": "complete_tx", "detail": {"a": "1", "bytes": "256"} })"},
+        {v2_header, R"({"detail":{"bytes":"256","a":"1"},"what":"complete\u005ftx","model_only":true,"t_ns":9,"t":77,"kind":"state","lane":0,"warp":1,"cta":5,"iters":[2,0],"name":"tma.load","op":3,"key":"op3[2,0]@cta5.w1.l0:state","type":"event"})"},
+        {v3_header, R"({"type":"event","op":3,"name":"tma.load","iters":[2,0],"cta":5,"warp":1,"lane":0,"kind":"state","t":77,"t_ns":9,"model_only":true,"what":"complete_tx","detail":{"a":"1","bytes":"256"}})"},
+        {v3_header, R"({"detail":{"bytes":"256","a":"1"},"what":"complete\u005ftx","model_only":true,"t_ns":9,"t":77,"kind":"state","lane":0,"warp":1,"cta":5,"iters":[2,0],"name":"tma.load","op":3,"type":"event"})"},
     };
-    for (const std::string& line : spellings) {
+    for (const auto& [header, line] : spellings) {
         INFO(line);
         const TraceFile f = parsed(header + "\n" + line + "\n" + tail + "\n");
         REQUIRE(f.result.events.size() == 1);
@@ -228,17 +276,48 @@ TEST_CASE("an event line reads the same on the reader's fast path and in any oth
         CHECK(f.op_names.at(3) == "tma.load");
     }
     // Lines the fast path declines are still judged by the general reader.
-    const std::string canonical = spellings.front();
-    auto with = [&](const std::string& from, const std::string& to) {
-        std::string line = canonical;
+    auto with = [&](size_t spelling, const std::string& from, const std::string& to) {
+        std::string line = spellings[spelling].second;
         line.replace(line.find(from), from.size(), to);
-        return header + "\n" + line + "\n" + tail + "\n";
+        return spellings[spelling].first + "\n" + line + "\n" + tail + "\n";
     };
-    CHECK_THROWS_WITH(parsed(with("\"t\":77", "\"t\":077")), Catch::Contains("invalid JSON"));
-    CHECK_THROWS_WITH(parsed(with("\"warp\":1", "\"warp\":32")), Catch::Contains("'warp' is 32; allowed: 0..31"));
-    CHECK_THROWS_WITH(parsed(with("op3[2,0]@", "op4[2,0]@")), Catch::Contains("does not match its fields"));
-    CHECK_THROWS_WITH(parsed(with("\"bytes\":\"256\"", "\"bytes\":256")), Catch::Contains("'detail.bytes' must be a string"));
-    CHECK_THROWS_WITH(parsed(with("}}", "},\"extra\":1}")), Catch::Contains("unknown key 'extra'"));
-    // A repeated detail key: the general reader keeps the last value.
-    CHECK(parsed(with("\"a\":\"1\"", "\"bytes\":\"1\"")).result.events.front().detail.at("bytes") == "256");
+    for (size_t canonical : {size_t(0), size_t(3)}) {
+        CHECK_THROWS_WITH(parsed(with(canonical, "\"t\":77", "\"t\":077")), Catch::Contains("invalid JSON"));
+        CHECK_THROWS_WITH(parsed(with(canonical, "\"warp\":1", "\"warp\":32")),
+                          Catch::Contains("'warp' is 32; allowed: 0..31"));
+        CHECK_THROWS_WITH(parsed(with(canonical, "\"bytes\":\"256\"", "\"bytes\":256")),
+                          Catch::Contains("'detail.bytes' must be a string"));
+        CHECK_THROWS_WITH(parsed(with(canonical, "}}", "},\"extra\":1}")), Catch::Contains("unknown key 'extra'"));
+        // A repeated detail key: the general reader keeps the last value.
+        CHECK(parsed(with(canonical, "\"a\":\"1\"", "\"bytes\":\"1\"")).result.events.front().detail.at("bytes") ==
+              "256");
+    }
+    CHECK_THROWS_WITH(parsed(with(0, "op3[2,0]@", "op4[2,0]@")), Catch::Contains("does not match its fields"));
+    // Version 2 requires what version 3 may leave out; version 3 takes the defaults spelt out.
+    CHECK_THROWS_WITH(parsed(with(0, R"("model_only":true,)", "")), Catch::Contains("missing key 'model_only'"));
+    CHECK_THROWS_WITH(parsed(with(3, R"({"type":"event",)", R"({"type":"event","key":"op3[2,0]@cta5.w1.l0:state",)")),
+                      Catch::Contains("unknown key 'key'"));
+    const TraceEvent spelt_out =
+        parsed(with(3, R"("model_only":true,"what":"complete_tx","detail":{"a":"1","bytes":"256"})",
+                    R"("model_only":false,"detail":{})"))
+            .result.events.front();
+    CHECK_FALSE(spelt_out.model_only);
+    CHECK(spelt_out.detail.empty());
+}
+
+TEST_CASE("the reader takes lines longer than its 1 MB read block and a last line without newline", "[traces]") {
+    RunResult r = sample_run();
+    // 700 KB inline: a memory line of 1.4 MB of hex crosses the reader's block boundary.
+    std::vector<uint8_t> wide(700 << 10);
+    for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<uint8_t>(i * 31 + 1);
+    r.memory.push_back(MemoryImage{"wide", "shared", 0, wide});
+    std::string text = written(r);
+    CHECK(tmasim_test::same_run(parsed(text).result, r));
+    text.pop_back();  // the outcome line's newline
+    CHECK(tmasim_test::same_run(parsed(text).result, r));
+    // Cut inside the long line: invalid JSON at that line, counted across the blocks.
+    auto lines = lines_of(written(r));
+    const size_t wide_line = lines.size() - 2;
+    lines[wide_line].resize(lines[wide_line].size() - 7);
+    CHECK_THROWS_WITH(parsed(joined(lines)), Catch::StartsWith("mem.jsonl:" + std::to_string(wide_line + 1) + ":"));
 }
