@@ -79,8 +79,8 @@ private:
     // exits); moving the pointer past the segment stored so far; what a thread that stops at
     // a hang in the current op stores before it exits.
     std::string read_word(const std::string& clock, const char* what);  // what: "begins" or "ends"
-    void emit_word_stores();
-    void store_pending_words();
+    void emit_word_stores(bool converged = false);
+    void store_pending_words(bool converged = true);
     void advance_trace_words();
     void emit_hang_trace();
     static constexpr int kMaxPendingWords = 16;

@@ -149,16 +149,16 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
 }
 
 // The clock read after a barrier must wait for its release. A store does (the warp issues it
-// only then), and the words read before the barrier have to be stored anyway: stored here, by
-// the lane whose clock is recorded, they hold its read at no extra cost. Without a word to
-// store, a __syncwarp holds it. On an H100 (`bench executor-overhead`, 2026-11-26) the store
-// took the one-CTA TMA stream from 1.09 to 1.03 times its untraced time; on the one-CTA
-// cp.async stream neither hold costs anything measurable (a kernel without any hold, timed with
-// --variant: 1.242, with the store: 1.247; the word stores themselves are its cost: 1.06
-// without them), nor did reading the sync's end after the next cp.async, which issues only
-// once the barrier released, help (1.29).
+// only then), and words kept in shared memory have to be stored anyway: stored here, by the
+// lane whose clock is recorded, they hold its read at no extra cost (an H100's one-CTA TMA
+// stream: traced/untraced 1.09 with a __syncwarp, 1.03 with the store, `bench
+// executor-overhead`, 2026-11-26). Words in global memory wait for the loop's end instead,
+// where the warp stores them in one instruction (emit_word_stores), and a __syncwarp holds
+// the read: on the one-CTA cp.async stream (whose words are in global memory) neither hold
+// costs anything measurable (no hold at all, timed with --variant: 1.242, the store: 1.247);
+// its store instructions are its cost.
 void KernelWriter::hold_clock_after_barrier() {
-    if (pending_ > 0) {
+    if (pending_ > 0 && words_in_ == TraceWordsIn::shared) {
         line("// the words so far, stored now: the store holds the clock read until the barrier's release");
         store_pending_words();
     } else {
@@ -217,8 +217,20 @@ std::string KernelWriter::read_word(const std::string& clock, const char* what) 
     return fmt::format("tbuf[{}] = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
 }
 
-void KernelWriter::emit_word_stores() {
+void KernelWriter::emit_word_stores(bool converged) {
     if (pending_ == 0) return;
+    // Words in global memory, with the whole warp here: lane j stores word j, all in one store
+    // instruction (every lane read the same clocks). The number of store instructions is what
+    // tracing the one-CTA cp.async stream cost on an H100: 1.25x its untraced time with one
+    // store per word, 1.02 with no stores in its loop (`bench executor-overhead --variant`,
+    // 2026-11-26). Elsewhere (a wait's hang path, where only some lanes are, or words in shared
+    // memory) the elected lane stores them one by one.
+    if (converged && words_in_ == TraceWordsIn::global && pending_ > 1) {
+        std::string word = fmt::format("tbuf[{}]", pending_ - 1);
+        for (int j = pending_ - 2; j >= 0; --j) word = fmt::format("lane == {} ? tbuf[{}] : {}", j, j, word);
+        line(fmt::format("if (lane < {}) st_global_u32(tw + {} + lane, {});", pending_, segment_ - pending_, word));
+        return;
+    }
     std::string stores = "if (lane == (int)leader_lane) {";
     for (int j = 0; j < pending_; ++j) {
         const int64_t index = segment_ - pending_ + j;
@@ -228,8 +240,8 @@ void KernelWriter::emit_word_stores() {
     line(stores + " }");
 }
 
-void KernelWriter::store_pending_words() {
-    emit_word_stores();
+void KernelWriter::store_pending_words(bool converged) {
+    emit_word_stores(converged);
     pending_ = 0;
 }
 

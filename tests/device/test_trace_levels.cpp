@@ -69,14 +69,10 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     // The elected arrive_expect_tx and copy share one branch: the prologue's 4 and the steady loop's.
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
-    // The steady loop's three words: the wait's, stored right after the sync (the store holds
-    // the sync's clock read until the release), then the sync's and the run's, before the
-    // pointer moves on.
-    CHECK(all.find("barrier_sync_aligned_0();\n            }\n            // the words so far, stored now: the store "
-                   "holds the clock read until the barrier's release\n            if (lane == (int)leader_lane) { "
-                   "st_global_u32(tw + 0, tbuf[0]); }") != std::string::npos);
-    CHECK(all.find("if (lane == (int)leader_lane) { st_global_u32(tw + 1, tbuf[0]); st_global_u32(tw + 2, tbuf[1]); "
-                   "}\n            tw += 3;") != std::string::npos);
+    // The steady loop's three words (in global memory here), stored at its end by three lanes in
+    // one store instruction; a __syncwarp holds the sync's clock read.
+    CHECK(all.find("if (lane < 3) st_global_u32(tw + 0 + lane, lane == 0 ? tbuf[0] : lane == 1 ? tbuf[1] : "
+                   "tbuf[2]);\n            tw += 3;") != std::string::npos);
     // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
     CHECK(all.find("tw += 9;") != std::string::npos);
@@ -87,7 +83,8 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
 TEST_CASE("a timed barrier's clock read waits for the release: a store or a __syncwarp comes first",
           "[device][codegen]") {
     // Each holds the read until the barrier released (kernel_writer_trace.cpp,
-    // hold_clock_after_barrier): the words read before it, stored, or without any, a __syncwarp.
+    // hold_clock_after_barrier): words kept in shared memory, stored; with words in global
+    // memory (stored together at the loop's end) or none pending, a __syncwarp.
     int by_store = 0, by_syncwarp = 0;
     for (const char* name : {"tma_stream", "multicast_cluster", "ldgsts_stream"}) {
         for (TraceLevel level : {TraceLevel::all, TraceLevel::waits})
@@ -101,18 +98,18 @@ TEST_CASE("a timed barrier's clock read waits for the release: a store or a __sy
                     if (clock == std::string::npos) continue;  // the kernel's final barrier
                     const std::string between = src.substr(at, clock - at);
                     if (between.find("trace_exit(") != std::string::npos) continue;
-                    const bool store = between.find("if (lane == (int)leader_lane) { st_") != std::string::npos;
+                    const bool store = between.find("if (lane == (int)leader_lane) { st_shared_u32(") != std::string::npos;
                     const bool syncwarp = between.find("trace_after_barrier();") != std::string::npos;
                     CHECK((store || syncwarp));
+                    if (store) CHECK(words_in == TraceWordsIn::shared);
                     by_store += store;
                     by_syncwarp += syncwarp;
                 }
             }
         }
     }
-    // The stores hold every one in these kernels.
     CHECK(by_store > 0);
-    CHECK(by_syncwarp == 0);
+    CHECK(by_syncwarp > 0);
     // A sync that opens a loop body has no word to store before it: a __syncwarp holds it.
     const Scenario opens = load_scenario_text(R"(
 scenario: sync_first
