@@ -188,7 +188,7 @@ void KernelWriter::emit_epilogue() {
     line("// The warp's exit: with its entry, the clock-to-ns rate of its words.");
     line("const unsigned long long exit_clock = read_clock64();");
     line("const unsigned long long exit_ns = read_globaltimer();");
-    store_pending_words(false);  // lanes that hung have exited: the elected lane stores
+    store_pending_words(WordStorers::elected_lane);  // lanes that hung have exited
     line(fmt::format("const unsigned trace_words = (unsigned)(tw - tw_first){} + {}u;",
                      words_in_ == TraceWordsIn::shared ? " / 4u" : "", segment_));
     line("if (lane == 0) trace_exit(trace_hdr, entry_clock, entry_ns, start_clock, exit_clock, exit_ns, trace_words, "

@@ -79,8 +79,11 @@ private:
     // exits); moving the pointer past the segment stored so far; what a thread that stops at
     // a hang in the current op stores before it exits.
     std::string read_word(const std::string& clock, const char* what);  // what: "begins" or "ends"
-    void emit_word_stores(bool converged = false);
-    void store_pending_words(bool converged = true);
+    // Who stores the words: the elected lane, one store per word (anywhere), or, with the whole
+    // warp present and the words in global memory, lane j word j in one store instruction.
+    enum class WordStorers { elected_lane, whole_warp };
+    void emit_word_stores(WordStorers who);
+    void store_pending_words(WordStorers who);
     void advance_trace_words();
     void emit_hang_trace();
     static constexpr int kMaxPendingWords = 16;

@@ -110,7 +110,7 @@ void KernelWriter::emit_wait(const Op& op) {
     // A traced warp stores the words it holds first (a hang needs them; the warp waits anyway),
     // then the call does the rest, as for an untraced one: a hang block in the kernel after the
     // call kept the multicast stream at 0.85 of the hand-written speed (kernel_abi.cpp).
-    if (level_ != TraceLevel::none) emit_word_stores();
+    if (level_ != TraceLevel::none) emit_word_stores(WordStorers::elected_lane);  // some lanes only
     const bool words_in_shared = level_ != TraceLevel::none && words_in_ == TraceWordsIn::shared;
     line(site + fmt::format(" hang_ctx.hang_word = (unsigned)(tw - tw_first){} + {}u;", words_in_shared ? " / 4u" : "",
                             segment_));

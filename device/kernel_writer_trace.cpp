@@ -160,7 +160,7 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
 void KernelWriter::hold_clock_after_barrier() {
     if (pending_ > 0 && words_in_ == TraceWordsIn::shared) {
         line("// the words so far, stored now: the store holds the clock read until the barrier's release");
-        store_pending_words();
+        store_pending_words(WordStorers::whole_warp);
     } else {
         line("trace_after_barrier();  // the clock read waits for the barrier's release");
     }
@@ -206,18 +206,18 @@ bool KernelWriter::emit_guarded_run(const std::vector<Op>& ops, size_t begin, si
 std::string KernelWriter::guard_arg() const { return guard_.empty() ? "" : "PtxGuard{" + guard_ + "}, "; }
 
 void KernelWriter::advance_trace_words() {
-    store_pending_words();
+    store_pending_words(WordStorers::whole_warp);
     if (segment_ > 0) line(fmt::format("tw += {};", words_in_ == TraceWordsIn::shared ? 4 * segment_ : segment_));
     segment_ = 0;
 }
 
 std::string KernelWriter::read_word(const std::string& clock, const char* what) {
-    if (pending_ == kMaxPendingWords) store_pending_words();
+    if (pending_ == kMaxPendingWords) store_pending_words(WordStorers::whole_warp);
     ++segment_;
     return fmt::format("tbuf[{}] = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
 }
 
-void KernelWriter::emit_word_stores(bool converged) {
+void KernelWriter::emit_word_stores(WordStorers who) {
     if (pending_ == 0) return;
     // Words in global memory, with the whole warp here: lane j stores word j, all in one store
     // instruction (every lane read the same clocks). The number of store instructions is what
@@ -225,7 +225,7 @@ void KernelWriter::emit_word_stores(bool converged) {
     // store per word, 1.02 with no stores in its loop (`bench executor-overhead --variant`,
     // 2026-11-26). Elsewhere (a wait's hang path, where only some lanes are, or words in shared
     // memory) the elected lane stores them one by one.
-    if (converged && words_in_ == TraceWordsIn::global && pending_ > 1) {
+    if (who == WordStorers::whole_warp && words_in_ == TraceWordsIn::global && pending_ > 1) {
         std::string word = fmt::format("tbuf[{}]", pending_ - 1);
         for (int j = pending_ - 2; j >= 0; --j) word = fmt::format("lane == {} ? tbuf[{}] : {}", j, j, word);
         line(fmt::format("if (lane < {}) st_global_u32(tw + {} + lane, {});", pending_, segment_ - pending_, word));
@@ -240,15 +240,15 @@ void KernelWriter::emit_word_stores(bool converged) {
     line(stores + " }");
 }
 
-void KernelWriter::store_pending_words(bool converged) {
-    emit_word_stores(converged);
+void KernelWriter::store_pending_words(WordStorers who) {
+    emit_word_stores(who);
     pending_ = 0;
 }
 
 void KernelWriter::emit_hang_trace() {
     // The words so far are stored (the op's begin word among them, if it has one); the header
     // names the word the op would have ended in.
-    emit_word_stores();
+    emit_word_stores(WordStorers::elected_lane);
     const bool in_shared = words_in_ == TraceWordsIn::shared;
     line(fmt::format("trace_hang(trace_hdr, entry_clock, entry_ns, start_clock, leader_lane, "
                      "(unsigned)(tw - tw_first){} + {}u);",
