@@ -38,6 +38,7 @@ struct RunArgs {
     std::string cache_dir;
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
+    std::string l2 = "cold";  // model: "warm", the launch follows an identical one (ModelOptions::l2_warm)
     bool quiet = false;
     int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
@@ -47,7 +48,7 @@ struct RunArgs {
     bool line_info = false;     // device: NVRTC -lineinfo (hidden; what --sanitize runs under the tool)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
-                *max_work_opt = nullptr;
+                *max_work_opt = nullptr, *l2_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -63,6 +64,7 @@ void reject_foreign_options(const RunArgs& a) {
         reject(a.arch_opt, "--arch", "model");
         reject(a.seed_opt, "--seed", "model");
         reject(a.max_work_opt, "--max-work", "model");
+        reject(a.l2_opt, "--l2", "model");
     } else {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
@@ -104,6 +106,7 @@ int run_many(const RunArgs& a) {
     o.model.seed = a.seed;
     o.model.max_work = a.max_work;
     o.model.trace = trace_level_of(a);
+    o.model.l2_warm = a.l2 == "warm";
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
     o.device.trace = trace_level_of(a);
@@ -182,6 +185,7 @@ int run(RunArgs& a) {
         opt.seed = a.seed;
         opt.max_work = a.max_work;
         opt.trace = trace_level_of(a);
+        opt.l2_warm = a.l2 == "warm";
         result = run_model(scenario, opt);
     }
 
@@ -252,6 +256,12 @@ void add_run_command(CLI::App& app, Action& action) {
                     "(default none): predict the kernel the device would run at that level; none "
                     "predicts it untraced, all is what to compare with a traced device run")
         ->check(CLI::IsMember({"all", "waits", "none"}));
+    a->l2_opt = sub->add_option("--l2", a->l2,
+                                "Model: what the launch finds in L2. cold: nothing (a first launch, as a device "
+                                "run); warm: what an identical launch before it read, where the scenario's global "
+                                "tensors fit in L2 (a benchmark's repeated launches)")
+                    ->check(CLI::IsMember({"cold", "warm"}))
+                    ->capture_default_str();
     sub->add_option("--memory-bytes", a->memory_bytes,
                     "Which images the trace holds the bytes of: changed (default: an input of 1 MiB or more "
                     "that the run left as the scenario declared it is written as its size and hash only, "

@@ -48,6 +48,10 @@ const std::vector<ParamEntry>& param_table() {
         {"tma_latency_hbm_cycles", &TimingParams::tma_latency_hbm_cycles},
         {"tma_bytes_per_cycle", &TimingParams::tma_bytes_per_cycle},
         {"hbm_bytes_per_cycle", &TimingParams::hbm_bytes_per_cycle},
+        {"hbm_sm_bytes_per_cycle", &TimingParams::hbm_sm_bytes_per_cycle},
+        {"hbm_sm_burst_bytes", &TimingParams::hbm_sm_burst_bytes},
+        {"hbm_sm_load_slowdown", &TimingParams::hbm_sm_load_slowdown},
+        {"l2_bytes", &TimingParams::l2_bytes},
         {"l2_sectors_per_cycle", &TimingParams::l2_sectors_per_cycle},
         {"l2_request_overhead_sectors", &TimingParams::l2_request_overhead_sectors},
         {"tma_complete_tx_chunk_bytes", &TimingParams::tma_complete_tx_chunk_bytes},
@@ -163,10 +167,13 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
         } catch (const YAML::Exception&) {
             fail(path, entry, key + ".value", "expected a number");
         }
-        // The tracer's per-op cost may be nothing at all; every other figure is a real time or rate.
-        if (key == "trace_probe_cycles" ? !(v >= 0) : !(v > 0))
-            fail(path, entry["value"], key + ".value",
-                 key == "trace_probe_cycles" ? "must be zero or more" : "must be a positive number");
+        // The tracer's per-op cost may be nothing at all, and so may the share of HBM an SM
+        // loses to a busy chip (a fraction below 1); every other figure is a real time or rate.
+        const bool may_be_zero = key == "trace_probe_cycles" || key == "hbm_sm_load_slowdown";
+        if (may_be_zero ? !(v >= 0) : !(v > 0))
+            fail(path, entry["value"], key + ".value", may_be_zero ? "must be zero or more" : "must be a positive number");
+        if (key == "hbm_sm_load_slowdown" && !(v < 1))
+            fail(path, entry["value"], key + ".value", "must be below 1 (a share of the SM's rate)");
         cfg.timing_.*(it->field) = v;
         cfg.sources_[key] = scalar_string(path, entry["source"], key + ".source");
     }

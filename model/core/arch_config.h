@@ -33,6 +33,12 @@ struct TimingParams {
     double tma_latency_hbm_cycles = 0;
     double tma_bytes_per_cycle = 0;          // per SM
     double hbm_bytes_per_cycle = 0;          // the whole chip: L2 misses and write-backs share it
+    // One SM's sustained rate of L2-missing reads, with a burst it may run ahead by: a stream
+    // from HBM gets about half of what the same stream gets from L2 (dram_channel.h).
+    double hbm_sm_bytes_per_cycle = 0;
+    double hbm_sm_burst_bytes = 0;
+    double hbm_sm_load_slowdown = 0;         // the share of that rate an SM loses while the chip's HBM is saturated
+    double l2_bytes = 0;                     // L2 capacity: what a warm launch (ModelOptions::l2_warm) finds there
     double l2_sectors_per_cycle = 0;         // the whole chip: L1-to-L2 request slots (one per sector moved)
     double l2_request_overhead_sectors = 0;  // the slots each line request takes besides its sectors
     double tma_complete_tx_chunk_bytes = 0;  // a load credits its barrier in pieces this big

@@ -206,6 +206,8 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
         for (const CpAsyncCopy& c : copies) bytes += static_cast<int64_t>(c.payload.size());
         const int64_t now = now_cycles();
         latency = std::max(latency, cta_.run().dram.pass(now, bytes) - now + latency);
+        latency = std::max(latency, cta_.run().sm_hbm_read_done(cta_.index(), now, bytes) - now +
+                                        whole_cycles(tp.cp_async_latency_hbm_cycles));
     }
     cta_.cp_unit().submit(op_, site_, std::move(copies), latency);
     return tp.cp_async_issue_cycles;

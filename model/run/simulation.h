@@ -20,7 +20,9 @@ class ClusterFabric;
 class Simulation {
 public:
     // `trace`: predict the kernel the device executor times at that level (none: untraced).
-    Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace = TraceLevel::none);
+    // l2_warm: the launch finds in L2 what an identical launch before it read, where the
+    // scenario's global tensors fit in it (ModelOptions::l2_warm).
+    Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace = TraceLevel::none, bool l2_warm = false);
     ~Simulation();
 
     // Outcome, events, diagnostics and memory; the caller fills the provenance.

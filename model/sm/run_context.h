@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "model/core/arch_config.h"
 #include "model/core/event_log.h"
@@ -24,6 +25,8 @@ struct RunContext {
     RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l, TraceLevel t)
         : scenario(s), arch(a), timing(a.timing()), layout(l), trace(t), timed(timed_ops(s, t)), global(s), tensormaps(s),
           dram(a.timing().hbm_bytes_per_cycle),
+          sm_dram(static_cast<size_t>(s.launch.num_ctas()),
+                  DramChannel(a.timing().hbm_sm_bytes_per_cycle, a.timing().hbm_sm_burst_bytes)),
           l2_requests(a.timing().l2_sectors_per_cycle, a.timing().l2_request_overhead_sectors) {}
 
     const Scenario& scenario;
@@ -35,6 +38,7 @@ struct RunContext {
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     DramChannel dram;            // HBM, shared by every CTA's TMA engine
+    std::vector<DramChannel> sm_dram;  // each CTA's SM's own share of HBM reads, by CTA index
     L2RequestPath l2_requests;   // L1 to L2: the layout ops' line requests (loads and stores)
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
@@ -45,6 +49,13 @@ struct RunContext {
     // Each layout op's view (its tile's layout, offsets, vector plan), keyed by (op id,
     // convert_layout's destination side): built once per run, not per warp and iteration.
     std::map<std::pair<int, bool>, LayoutOpView> layout_views;
+
+    // The cycle an L2-missing read of `bytes` by CTA `cta`, reaching HBM at `now`, is through
+    // its SM's share (sm_dram), which shrinks as the chip's HBM gets busy (dram_channel.h).
+    int64_t sm_hbm_read_done(int cta, int64_t now, int64_t bytes) {
+        const double scale = 1.0 - timing.hbm_sm_load_slowdown * dram.utilization(now);
+        return sm_dram[static_cast<size_t>(cta)].pass(now, bytes, scale);
+    }
 };
 
 }  // namespace tmasim::model

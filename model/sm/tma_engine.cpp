@@ -113,6 +113,8 @@ void TmaEngine::port_loop() {
         // when the channel has moved them, not when this SM's port has.
         int64_t lands = start + latency + transfer;
         if (through_dram) lands = std::max(lands, cta_.run().dram.pass(start, r.bytes) + latency);
+        if (through_dram && loads_smem(r.kind))
+            lands = std::max(lands, cta_.run().sm_hbm_read_done(cta_.index(), start, r.bytes) + latency);
         landing_.push(lands, std::move(f));
     }
 }

@@ -1,5 +1,6 @@
 // The chip's shared HBM channel: first come first served at the configured rate, and a full
-// chip of streaming CTAs limited by it where one CTA is not.
+// chip of streaming CTAs limited by it where one CTA is not; each SM's own share of it, with a
+// burst, that shrinks as the chip gets busy; and a warm launch that reads from L2.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -25,6 +26,25 @@ TEST_CASE("the HBM channel serves transfers in arrival order at its rate", "[mod
     CHECK(unlimited.pass(7, 1 << 20) == 7);  // no channel in the config: no shared limit
 }
 
+TEST_CASE("a channel with a burst runs ahead of its rate after an idle spell, then holds to it", "[model][dram]") {
+    DramChannel ch(10.0, 1000.0);  // 10 bytes per cycle, 1000 bytes banked when idle
+    CHECK(ch.pass(1000, 1000) == 1000);       // the whole burst passes at once
+    CHECK(ch.pass(1000, 1000) == 1100);       // nothing banked now: at the rate
+    CHECK(ch.pass(1100, 500, 0.5) == 1200);   // at half the rate
+    CHECK(ch.pass(5000, 400) == 5000);        // banked again after the idle spell
+}
+
+TEST_CASE("a channel's utilization is its recent bytes per cycle over its rate", "[model][dram]") {
+    DramChannel ch(100.0);
+    CHECK(ch.utilization(0) == 0);
+    for (int64_t t = 0; t < 20000; t += 10) ch.pass(t, 500);  // 50 bytes per cycle offered
+    CHECK(ch.utilization(20000) == Approx(0.5).margin(0.03));
+    CHECK(ch.utilization(60000) < 0.01);  // long idle: forgotten
+    DramChannel none(0);
+    none.pass(0, 1 << 20);
+    CHECK(none.utilization(0) == 0);
+}
+
 namespace {
 
 // The benchmark's TMA stream with `ctas` CTAs of `tiles` tiles each.
@@ -47,9 +67,10 @@ Scenario stream(int ctas, int tiles) {
     return load_scenario_text(t, "stream.yaml");
 }
 
-double per_cta_bytes_per_cycle(int ctas, int tiles) {
+double per_cta_bytes_per_cycle(int ctas, int tiles, bool l2_warm = false) {
     ModelOptions o;
     o.arch = "h200";
+    o.l2_warm = l2_warm;
     const RunResult r = run_model(stream(ctas, tiles), o);
     REQUIRE(r.outcome == Outcome::ok);
     return 16384.0 * tiles / std::stod(r.provenance.extra.at("kernel_span_cycles"));
@@ -63,10 +84,30 @@ TEST_CASE("a full chip of streaming CTAs shares HBM, one CTA does not feel it", 
     const auto& tp = arch.timing();
     const double one = per_cta_bytes_per_cycle(1, 32);
     const double full = per_cta_bytes_per_cycle(132, 32);
-    // One CTA: its own TMA port and the pipeline's round trips set the rate, far below HBM's.
-    CHECK(one <= tp.tma_bytes_per_cycle);
-    CHECK(one > 0.5 * tp.tma_bytes_per_cycle);
+    // One CTA from HBM: its SM's share of HBM sets the rate, far below the chip's (the burst
+    // lets the first four tiles through faster).
+    CHECK(one <= tp.hbm_sm_bytes_per_cycle * 1.05);
+    CHECK(one > 0.85 * tp.hbm_sm_bytes_per_cycle);
     // 132 CTAs: each gets about its share of the channel (the fill and drain take a little more).
     CHECK(full <= tp.hbm_bytes_per_cycle / 132 * 1.001);
     CHECK(full > 0.8 * tp.hbm_bytes_per_cycle / 132);
+}
+
+TEST_CASE("a warm launch streams from L2, and an SM's HBM share shrinks as more SMs stream",
+          "[model][dram]") {
+    const model::ArchConfig arch = model::ArchConfig::load_named("h200", ModelOptions().arch_dir);
+    const auto& tp = arch.timing();
+    const double cold = per_cta_bytes_per_cycle(1, 32);
+    // 32 tiles of 16 KiB fit in L2: the launch after an identical one reads them from there,
+    // beyond the SM's HBM share (sm_placement_probe.cu: 187 against 100 GB/s on an H200).
+    const double warm = per_cta_bytes_per_cycle(1, 32, true);
+    CHECK(warm > 1.2 * cold);
+    CHECK(warm <= tp.tma_bytes_per_cycle);
+    // 33 CTAs use about half the chip's HBM: each SM gets less than one alone, more than its
+    // share at a saturated chip.
+    const double many = per_cta_bytes_per_cycle(33, 32);
+    CHECK(many < 0.9 * cold);
+    CHECK(many > (1.0 - tp.hbm_sm_load_slowdown) * 0.9 * tp.hbm_sm_bytes_per_cycle);
+    // A grid too large for L2 is not warmed: 132 CTAs x 32 tiles are 69 MB, over the 60 MB.
+    CHECK(per_cta_bytes_per_cycle(132, 32, true) == Approx(per_cta_bytes_per_cycle(132, 32)));
 }
