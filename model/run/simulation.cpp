@@ -21,6 +21,7 @@ void simulate_until_idle() {
     }
     after_simulation();
 }
+
 // A launch after an identical one: every global tensor it reads was read before, so it is in
 // L2 where all of them fit together (a stream larger than L2 evicts its own lines before it
 // reads them again; sm_placement_probe.cu: 32 MiB streamed again ran from L2, 64 MiB did not).

@@ -38,7 +38,10 @@ struct RunContext {
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     DramChannel dram;            // HBM, shared by every CTA's TMA engine
-    std::vector<DramChannel> sm_dram;  // each CTA's SM's own share of HBM reads, by CTA index
+    // Each CTA's SM's own share of HBM reads, by CTA index: the model places no CTAs on SMs, so
+    // it takes one CTA per SM, as the streams it was measured with ran (CTAs sharing an SM on a
+    // GPU share its share).
+    std::vector<DramChannel> sm_dram;
     L2RequestPath l2_requests;   // L1 to L2: the layout ops' line requests (loads and stores)
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
