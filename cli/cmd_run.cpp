@@ -104,6 +104,7 @@ int run_many(const RunArgs& a) {
     o.model.seed = a.seed;
     o.model.max_work = a.max_work;
     o.model.trace = trace_level_of(a);
+    o.model.unchanged_input_bytes = a.memory_bytes == "all";
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
     o.device.trace = trace_level_of(a);
@@ -182,6 +183,7 @@ int run(RunArgs& a) {
         opt.seed = a.seed;
         opt.max_work = a.max_work;
         opt.trace = trace_level_of(a);
+        opt.unchanged_input_bytes = a.memory_bytes == "all";
         result = run_model(scenario, opt);
     }
 

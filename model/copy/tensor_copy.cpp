@@ -91,11 +91,19 @@ std::vector<int64_t> TensorCopy::global_elements(const std::vector<int64_t>& coo
 
 std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& global,
                                                const std::vector<int64_t>& coords) const {
+    return gather_global(
+        [&](int64_t offset, int64_t n, uint8_t* out) {
+            std::memcpy(out, global.data() + offset, static_cast<size_t>(n));
+        },
+        coords);
+}
+
+std::vector<uint8_t> TensorCopy::gather_global(const GlobalRead& read, const std::vector<int64_t>& coords) const {
     std::vector<uint8_t> box(box_bytes());
     for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
         uint8_t* out = box.data() + k * elem_bytes_;
         if (g >= 0) {
-            std::memcpy(out, global.data() + g * elem_bytes_, static_cast<size_t>(n * elem_bytes_));
+            read(g * elem_bytes_, n * elem_bytes_, out);
             return;
         }
         for (int64_t i = 0; i < n; ++i) fill_oob(out + i * elem_bytes_);

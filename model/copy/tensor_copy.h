@@ -20,6 +20,7 @@
 //     fill out-of-bounds units and credit every byte; a store writes back the same places.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,10 @@ public:
     // with out-of-bounds elements filled with zero or NaN (float types, oob_fill: nan).
     std::vector<uint8_t> gather_global(const std::vector<uint8_t>& global,
                                        const std::vector<int64_t>& coords) const;
+    // The same, reading each in-bounds run of the tensor through read(byte offset, bytes,
+    // out) (GlobalMemory::read_range: an input never held whole).
+    using GlobalRead = std::function<void(int64_t offset, int64_t n, uint8_t* out)>;
+    std::vector<uint8_t> gather_global(const GlobalRead& read, const std::vector<int64_t>& coords) const;
     void scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,
                       int64_t smem_offset) const;
 

@@ -27,6 +27,10 @@ struct ModelOptions {
     // Bound on the run's work (scenarios/work_estimate.h counts it before the run): a valid scenario
     // can otherwise keep the model busy for hours. 0: no bound (tmasim run --max-work 0).
     int64_t max_work = kDefaultMaxWork;
+    // false: a global tensor of at least kXxh64MinBytes that the run never wrote nor needed
+    // whole comes back as its size and hash only (MemoryImage::digest_only), as its trace
+    // keeps it; true: with its bytes (tmasim run --memory-bytes all).
+    bool unchanged_input_bytes = false;
     static constexpr int64_t kDefaultMaxWork = 100000000;
 };
 

@@ -53,7 +53,7 @@ int64_t TmaEngine::latency_for(const TmaRequest& r, bool& through_dram) {
 RequestBytes TmaEngine::bytes_of(const TmaRequest& r) { return RequestBytes(r, cta_.run().global.tensor(r.tensor)); }
 
 std::vector<uint8_t> TmaEngine::read_source(const TmaRequest& r) {
-    if (loads_smem(r.kind)) return bytes_of(r).read_global(cta_.run().global.read_bytes(r.tensor));
+    if (loads_smem(r.kind)) return bytes_of(r).read_global(cta_.run().global);
     return bytes_of(r).read_smem(cta_.smem());
 }
 
