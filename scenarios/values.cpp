@@ -178,6 +178,16 @@ std::vector<uint8_t> reserved_bytes(size_t size) {
 void initial_elements(const GlobalTensor& t, int64_t first, int64_t count, uint8_t* out) {
     if (t.init.kind == InitSpec::Kind::iota && t.type == DType::f32) {
         // The loop below without its switches per element (a full-chip input is 70M floats).
+        // An index below 2^31 converts from 32 bits, which vectorizes; int -> double is exact
+        // below 2^53, so both round once, to the same float.
+        if (first + count <= INT32_MAX) {
+            const int32_t base = static_cast<int32_t>(first);
+            for (int32_t k = 0; k < static_cast<int32_t>(count); ++k) {
+                const float v = static_cast<float>(base + k);
+                std::memcpy(out + static_cast<int64_t>(k) * 4, &v, 4);
+            }
+            return;
+        }
         for (int64_t k = 0; k < count; ++k) {
             const float v = static_cast<float>(static_cast<double>(first + k));
             std::memcpy(out + k * 4, &v, 4);
