@@ -27,6 +27,10 @@ TensorCopy::TensorCopy(const MapFields& f)
     if (shape_.size() != rank || f.global_strides.size() + 1 != rank || f.element_strides.size() != rank)
         throw std::invalid_argument(fmt::format("model: tensor map {} has inconsistent ranks", f.map));
     const bool interleaved = f.interleave != Interleave::none;
+    // Reserved: the engine and the issuer make a TensorCopy per question they ask of a request.
+    index_stride_.reserve(rank);
+    stride_.reserve(rank);
+    extent_.reserve(rank);
     for (size_t d = 0; d < rank; ++d) {
         const int64_t bytes = d + 1 < rank ? f.global_strides[d] : elem_bytes_;
         if (bytes % elem_bytes_ != 0)

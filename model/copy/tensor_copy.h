@@ -108,6 +108,10 @@ private:
         const auto [first, last] = swizzled_span(swizzle_, smem_offset, bytes);
         // Chunks stay inside their 128-byte line, so the span bounds every swizzled address.
         if (smem_offset < 0 || first < 0 || last >= static_cast<int64_t>(smem_size)) return false;
+        if (swizzle_ == Swizzle::none) {  // every address is its own: one run (a 16 KB tile: 1024 before)
+            f(0, smem_offset, static_cast<size_t>(bytes));
+            return true;
+        }
         for (int64_t b = 0; b < bytes;) {
             const int64_t addr = smem_offset + b;
             const int64_t run = std::min<int64_t>(16 - addr % 16, bytes - b);

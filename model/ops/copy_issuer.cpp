@@ -95,6 +95,7 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         if (Cluster* cl = cluster_of(cta_))
             r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
         const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
+        r.chunks.reserve(static_cast<size_t>((r.bytes + chunk - 1) / chunk));
         for (int64_t done = 0; done < r.bytes; done += chunk) {
             AsyncWrite w;
             w.kind = AsyncWrite::Kind::tma;

@@ -148,7 +148,7 @@ void TmaEngine::land(InFlight& f) {
         for (const TmaRequest::Chunk& c : r.chunks) {
             const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
-            if (Cluster* cl = cluster_of(cta_))
+            if (Cluster* cl = cta_.tracking_cluster())
                 cl->tma_landed(cta_, r.barrier, r.site.op, r.cluster_time, c.first, c.last - c.first + 1);
             if (!cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, c.credit, r.thread, *r.op,
                                      r.site))

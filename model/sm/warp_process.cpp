@@ -68,6 +68,15 @@ std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
     return lanes;
 }
 
+const WarpProcess::OpLanes& WarpProcess::lanes_of(const Op& op) {
+    auto it = lanes_.find(&op);
+    if (it != lanes_.end()) return it->second;
+    OpLanes l;
+    l.lanes = executing_lanes(op);
+    if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
+    return lanes_.emplace(&op, std::move(l)).first->second;
+}
+
 std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {
     using K = Selector::Kind;
     if (op.by.kind == K::thread || op.by.kind == K::elected) return lanes;

@@ -56,8 +56,13 @@ void ProxyTracker::generic_write(int thread, int64_t offset, int64_t bytes, int 
 
 uint32_t ProxyTracker::async_write(int64_t offset, int64_t bytes, int op, int agent) {
     const uint32_t t = agent >= 0 ? tick(agent) : 0;
-    for (int64_t g = offset / kGranule; g * kGranule < offset + bytes; ++g)
-        granules_.at(g) = Granule{Proxy::async, agent, t, op};
+    // One range check and a fill: a TMA landing marks 64 granules per 256-byte chunk.
+    const int64_t first = offset / kGranule, end = (offset + bytes + kGranule - 1) / kGranule;
+    if (first >= end) return t;
+    // Out of range: the std::out_of_range the per-granule at() threw, at the same granule.
+    const int64_t size = static_cast<int64_t>(granules_.size());
+    if (first < 0 || end > size) granules_.at(static_cast<size_t>(first < 0 ? first : std::max(first, size)));
+    std::fill(granules_.begin() + first, granules_.begin() + end, Granule{Proxy::async, agent, t, op});
     return t;
 }
 
