@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -182,7 +185,18 @@ void initial_elements(const GlobalTensor& t, int64_t first, int64_t count, uint8
         // below 2^53, so both round once, to the same float.
         if (first + count <= INT32_MAX) {
             const int32_t base = static_cast<int32_t>(first);
-            for (int32_t k = 0; k < static_cast<int32_t>(count); ++k) {
+            int32_t k = 0;
+#if defined(__SSE2__)
+            // Four at a time (GCC's -O2 left this loop scalar: a twentieth of the 132-CTA
+            // run); cvtdq2ps rounds as the scalar conversion does (to nearest even).
+            __m128i index = _mm_add_epi32(_mm_set1_epi32(base), _mm_setr_epi32(0, 1, 2, 3));
+            const __m128i four = _mm_set1_epi32(4);
+            for (; k + 4 <= static_cast<int32_t>(count); k += 4) {
+                _mm_storeu_ps(reinterpret_cast<float*>(out + static_cast<int64_t>(k) * 4), _mm_cvtepi32_ps(index));
+                index = _mm_add_epi32(index, four);
+            }
+#endif
+            for (; k < static_cast<int32_t>(count); ++k) {
                 const float v = static_cast<float>(base + k);
                 std::memcpy(out + static_cast<int64_t>(k) * 4, &v, 4);
             }
