@@ -119,7 +119,7 @@ int WarpProcess::barrier_index(const Op& op) const {
 }
 
 void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
-    const std::vector<int> ev = event_lanes(op, lanes);
+    const std::vector<int>& ev = lanes_of(op).events;  // exec's lanes are lanes_of(op).lanes
     emit(op, ev, EventKind::wait_begin);
     const int b = barrier_index(op);
     BarrierSlot& slot = cta_.barriers().at(b);
@@ -147,7 +147,7 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
         auto it = slot.released.find(phase);
         if (it != slot.released.end())
             for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
-        if (Cluster* c = cluster_of(cta_)) {
+        if (Cluster* c = cta_.tracking_cluster()) {  // a cluster of one acquires nothing
             std::vector<int> threads;
             for (int l : lanes) threads.push_back(thread(l));
             c->on_barrier_acquired(cta_, b, phase, threads);
