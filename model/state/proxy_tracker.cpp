@@ -21,6 +21,7 @@ ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers
 
 void ProxyTracker::make_live(size_t block) {
     live_block_[block] = 1;
+    ++live_generation_;
     live_spans_.clear();
     for (size_t b = 0; b < live_block_.size(); ++b) {
         if (!live_block_[b]) continue;
@@ -122,8 +123,17 @@ VectorClock ProxyTracker::known_by(const std::vector<int>& threads) const {
 
 void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
     tick(thread);
-    if (accumulated.size() != clock_.size()) accumulated = empty_clock();
-    join_live(accumulated, *known_.at(thread));
+    if (accumulated.size() != clock_.size()) {
+        accumulated = empty_clock();
+        last_release_ = {};
+    }
+    const SharedClock& row = known_.at(thread);
+    const bool joined_before = last_release_.into == &accumulated && last_release_.row == row &&
+                               last_release_.live_generation == live_generation_;
+    if (!joined_before) {
+        join_live(accumulated, *row);
+        last_release_ = ReleaseMemo{&accumulated, row, live_generation_};
+    }
     accumulated[thread] = std::max(accumulated[thread], clock_[thread]);
 }
 

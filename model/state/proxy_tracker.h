@@ -130,6 +130,18 @@ private:
         VectorClock released;
     };
     std::optional<AcquireMemo> last_acquire_;
+    // The last release_into: a TMA landing releases its barrier's TMA agent into the phase
+    // once per 256-byte chunk (64 times a tile), joining the same row into the same clock.
+    // Joins only raise entries, and that clock changes only by release_into or by being
+    // cleared (then resized, which drops the memo), so joining the same row again, with
+    // no other release_into and no block made live in between, changes nothing.
+    struct ReleaseMemo {
+        const VectorClock* into = nullptr;
+        SharedClock row;  // held, so its address is not reused by another row
+        uint64_t live_generation = 0;
+    };
+    ReleaseMemo last_release_;
+    uint64_t live_generation_ = 0;  // make_live calls
 };
 
 // "0-63", "0-31,40,64-95": a compact list of thread ids for messages.

@@ -65,10 +65,17 @@ TEST_CASE("proxy clocks: shared rows know what one vector clock per agent knows"
                 plain.sync(group);
             } else if (what < 6) {  // a release into a phase, by a thread or a TMA agent
                 const int p = pick(3);
+                if (pick(6) == 0) {  // the phase completed: its clock starts again
+                    phases[p].clear();
+                    plain_phases[p].clear();
+                }
                 const int a = pick(2) ? pick(threads) : tracker.tma_agent(pick(barriers));
-                tracker.release_into(a, phases[p]);
-                plain.release_into(a, plain_phases[p]);
-                REQUIRE(phases[p] == plain_phases[p]);
+                // Several in a row, as a landing's chunks release (ProxyTracker's release memo).
+                for (int again = 1 + pick(3); again > 0; --again) {
+                    tracker.release_into(a, phases[p]);
+                    plain.release_into(a, plain_phases[p]);
+                    REQUIRE(phases[p] == plain_phases[p]);
+                }
             } else {  // a warp's threads acquire one phase one after another
                 const int p = pick(3), first = pick(threads), count = 1 + pick(threads);
                 for (int k = 0; k < count; ++k) {
