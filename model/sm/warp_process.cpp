@@ -145,8 +145,12 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
             slot.observed_through = std::max(slot.observed_through, phase);
         }
         auto it = slot.released.find(phase);
-        if (it != slot.released.end())
-            for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
+        if (it != slot.released.end()) {
+            int threads[32];
+            size_t n = 0;
+            for (int l : lanes) threads[n++] = thread(l);
+            cta_.tracker().acquire_each(threads, n, it->second);
+        }
         if (Cluster* c = cta_.tracking_cluster()) {  // a cluster of one acquires nothing
             std::vector<int> threads;
             for (int l : lanes) threads.push_back(thread(l));

@@ -137,14 +137,27 @@ void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
     accumulated[thread] = std::max(accumulated[thread], clock_[thread]);
 }
 
-void ProxyTracker::acquire(int thread, const VectorClock& released) {
+void ProxyTracker::acquire(int thread, const VectorClock& released) { acquire_each(&thread, 1, released); }
+
+void ProxyTracker::acquire_each(const int* threads, size_t count, const VectorClock& released) {
     if (released.size() != clock_.size()) return;
-    // The threads of a warp acquire one phase one after another, from one row: they share
-    // the first one's result (its blocks went live then; they stay live).
-    if (last_acquire_ && last_acquire_->from == known_[thread] && last_acquire_->released == released) {
-        known_[thread] = last_acquire_->to;
-        return;
+    bool memo_holds_released = false;  // last_acquire_->released == released, known in this call
+    for (size_t i = 0; i < count; ++i) {
+        const int thread = threads[i];
+        // The threads of a warp acquire one phase one after another, from one row: they
+        // share the first one's result (its blocks went live then; they stay live).
+        if (last_acquire_ && last_acquire_->from == known_[thread] &&
+            (memo_holds_released || last_acquire_->released == released)) {
+            known_[thread] = last_acquire_->to;
+            memo_holds_released = true;
+            continue;
+        }
+        acquire_new(thread, released);
+        memo_holds_released = true;
     }
+}
+
+void ProxyTracker::acquire_new(int thread, const VectorClock& released) {
     // A clock from elsewhere may know agents that never ticked here: their blocks go live.
     for (size_t b = 0; b < live_block_.size(); ++b) {
         if (live_block_[b]) continue;

@@ -78,11 +78,14 @@ TEST_CASE("proxy clocks: shared rows know what one vector clock per agent knows"
                 }
             } else {  // a warp's threads acquire one phase one after another
                 const int p = pick(3), first = pick(threads), count = 1 + pick(threads);
-                for (int k = 0; k < count; ++k) {
-                    const int t = (first + k) % threads;
-                    tracker.acquire(t, phases[p]);
-                    plain.acquire(t, plain_phases[p]);
+                std::vector<int> group;
+                for (int k = 0; k < count; ++k) group.push_back((first + k) % threads);
+                if (pick(2)) {  // as a warp's wait does: all at once
+                    tracker.acquire_each(group.data(), group.size(), phases[p]);
+                } else {
+                    for (int t : group) tracker.acquire(t, phases[p]);
                 }
+                for (int t : group) plain.acquire(t, plain_phases[p]);
             }
             for (int t = 0; t < threads; ++t) {
                 INFO("seed " << seed << " step " << step << " thread " << t);
