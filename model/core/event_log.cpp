@@ -155,7 +155,8 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
         for (auto run = first; run != last;) {
             auto end = run + 1;
             while (end != last && events_[*end].t == events_[*run].t) ++end;
-            if (end - run > 1) std::stable_sort(run, end, less);
+            // Most runs are in order already; stable_sort would allocate a buffer for each.
+            if (end - run > 1 && !std::is_sorted(run, end, less)) std::stable_sort(run, end, less);
             run = end;
         }
     }
