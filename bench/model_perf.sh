@@ -1,9 +1,13 @@
 #!/bin/bash
 # The model's cost at full-chip scale (issue 14): scenarios/perf/tma_stream_132x128.yaml on
-# 1, 16 and 132 CTAs (128 tiles each), each run timed as a whole process (the mean of 20
-# runs for 1 CTA and of 3 for 16, whose runs are short for the timer). Prints CPU per op,
-# peak RSS, trace bytes (JSONL and sidecar) per event, the time of `tmasim diff` of two
-# traces of the 132-CTA run and of `tmasim export` of one, and the 132/1 ratio of CPU per op.
+# 1, 16 and 132 CTAs (128 tiles each), and on 1 CTA of 2048 tiles, each run timed as a whole
+# process (the mean of 20 runs for 1 CTA x 128 tiles and of 3 for the 1 x 2048 and 16-CTA
+# runs, which are short for the timer). Prints CPU per op, peak RSS, trace bytes (JSONL and
+# sidecar) per event, the time of `tmasim diff` of two traces of the 132-CTA run and of
+# `tmasim export` of one, and two 132/1 ratios of CPU per op: against 1 CTA x 128 tiles (a
+# ~30 ms run, mostly process start-up: arch config, scenario, SystemC), and against 1 CTA x
+# 2048 tiles (as many ops as 16 CTAs, the start-up spread over them: the simulation's own
+# cost per op).
 # A benchmark, not a test: it asserts nothing. Run from the repository root:
 #   bench/model_perf.sh [TMASIM] > bench/model_perf.txt
 # "op" here is one thread set executing one op instance (a trace's issue or wait_begin event).
@@ -16,17 +20,22 @@ base=scenarios/perf/tma_stream_132x128.yaml
 echo "# tmasim model performance (bench/model_perf.sh)"
 echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)'), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# scenario: $base with grid and input tensor scaled to the CTA count: 128 tiles of 64x64 f32 per CTA"
-printf '%-6s %10s %10s %10s %12s %12s %14s %10s\n' ctas ops cpu_s us_per_op rss_mb jsonl_mb sidecar_mb bytes_per_event
+echo "# scenario: $base with grid, tiles and input tensor scaled: CTAs x tiles of 64x64 f32 per CTA"
+printf '%-10s %10s %10s %10s %12s %12s %14s %10s\n' ctas_tiles ops cpu_s us_per_op rss_mb jsonl_mb sidecar_mb bytes_per_event
 declare -A per_op
-for ctas in 1 16 132; do
-    scen=$work/stream_$ctas.yaml
-    # The input tensor scales with the grid (8192 rows of 64 f32 per CTA), as on a GPU.
-    sed "s/grid: \[132\]/grid: [$ctas]/; s/shape: \[1081344, 64\]/shape: [$((ctas * 8192)), 64]/" "$base" > "$scen"
-    trace=$work/t$ctas.jsonl
-    # /usr/bin/time counts in 10 ms steps and one CTA runs in ~30 ms: the small grids run
+for run in 1x128 1x2048 16x128 132x128; do
+    ctas=${run%x*} tiles=${run#*x}
+    scen=$work/stream_$run.yaml
+    # The input tensor scales with the grid (8192 rows of 64 f32 per CTA), as on a GPU, and
+    # with the tiles of one CTA (64 rows each); the steady loop runs all tiles but the 4
+    # the prologue loads.
+    rows=$(( ctas * 8192 > tiles * 64 ? ctas * 8192 : tiles * 64 ))
+    sed "s/grid: \[132\]/grid: [$ctas]/; s/shape: \[1081344, 64\]/shape: [$rows, 64]/; s/count: 124/count: $((tiles - 4))/" \
+        "$base" > "$scen"
+    trace=$work/t$run.jsonl
+    # /usr/bin/time counts in 10 ms steps and one CTA runs in ~30 ms: the short runs go
     # several times and report the mean, so the 132/1 ratio is not a rounding artefact.
-    reps=$(( ctas == 1 ? 20 : ctas == 16 ? 3 : 1 ))
+    case $run in 1x128) reps=20 ;; 132x128) reps=1 ;; *) reps=3 ;; esac
     user=0 sys=0 rss=0
     for _ in $(seq "$reps"); do
         /usr/bin/time -f '%U %S %M' -o "$work/time" "$tmasim" run "$scen" --backend model --max-work 0 -q -o "$trace"
@@ -40,19 +49,22 @@ for ctas in 1 16 132; do
     sidecar=0
     [ -f "$trace.mem" ] && sidecar=$(stat -c %s "$trace.mem")
     cpu=$(echo "$user + $sys" | bc -l)
-    per_op[$ctas]=$(echo "$cpu * 1000000 / $ops" | bc -l)
-    printf '%-6s %10d %10.2f %10.2f %12.0f %12.1f %14.1f %10.1f\n' "$ctas" "$ops" "$cpu" "${per_op[$ctas]}" \
+    per_op[$run]=$(echo "$cpu * 1000000 / $ops" | bc -l)
+    printf '%-10s %10d %10.2f %10.2f %12.0f %12.1f %14.1f %10.1f\n' "$run" "$ops" "$cpu" "${per_op[$run]}" \
         "$(echo "$rss / 1024" | bc -l)" "$(echo "$jsonl / 1048576" | bc -l)" "$(echo "$sidecar / 1048576" | bc -l)" \
         "$(echo "$jsonl / $events" | bc -l)"
 done
-cp "$work/t132.jsonl" "$work/copy.jsonl"
-[ -f "$work/t132.jsonl.mem" ] && cp "$work/t132.jsonl.mem" "$work/copy.jsonl.mem" &&
-    sed -i '0,/"sidecar":"t132.jsonl.mem"/s//"sidecar":"copy.jsonl.mem"/; s/"sidecar":"t132.jsonl.mem"/"sidecar":"copy.jsonl.mem"/g' "$work/copy.jsonl"
-/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$tmasim" diff "$work/t132.jsonl" "$work/copy.jsonl" > /dev/null || true
+cp "$work/t132x128.jsonl" "$work/copy.jsonl"
+[ -f "$work/t132x128.jsonl.mem" ] && cp "$work/t132x128.jsonl.mem" "$work/copy.jsonl.mem" &&
+    sed -i 's/"sidecar":"t132x128.jsonl.mem"/"sidecar":"copy.jsonl.mem"/g' "$work/copy.jsonl"
+/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$tmasim" diff "$work/t132x128.jsonl" "$work/copy.jsonl" > /dev/null || true
 read -r wall user sys rss < "$work/time"
 echo "diff of two 132-CTA traces: ${wall} s wall, $(echo "$user + $sys" | bc -l) s CPU, $((rss / 1024)) MB RSS"
-/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$tmasim" export "$work/t132.jsonl" -o "$work/chrome.json" > /dev/null || true
+/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$tmasim" export "$work/t132x128.jsonl" -o "$work/chrome.json" > /dev/null || true
 read -r wall user sys rss < "$work/time"
 echo "export of the 132-CTA trace: ${wall} s wall, $(echo "$user + $sys" | bc -l) s CPU, $((rss / 1024)) MB RSS"
-printf 'CPU per op, 132 CTAs / 1 CTA: %.3f\n' "$(echo "${per_op[132]} / ${per_op[1]}" | bc -l)"
+printf 'CPU per op, 132 CTAs / 1 CTA x 128 tiles (whole process, start-up included): %.3f\n' \
+    "$(echo "${per_op[132x128]} / ${per_op[1x128]}" | bc -l)"
+printf 'CPU per op, 132 CTAs / 1 CTA x 2048 tiles (start-up spread over 16x the ops): %.3f\n' \
+    "$(echo "${per_op[132x128]} / ${per_op[1x2048]}" | bc -l)"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

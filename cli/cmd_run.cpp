@@ -107,6 +107,7 @@ int run_many(const RunArgs& a) {
     o.model.max_work = a.max_work;
     o.model.trace = trace_level_of(a);
     o.model.l2_warm = a.l2 == "warm";
+    o.model.unchanged_input_bytes = a.memory_bytes == "all";
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
     o.device.trace = trace_level_of(a);
@@ -186,6 +187,7 @@ int run(RunArgs& a) {
         opt.max_work = a.max_work;
         opt.trace = trace_level_of(a);
         opt.l2_warm = a.l2 == "warm";
+        opt.unchanged_input_bytes = a.memory_bytes == "all";
         result = run_model(scenario, opt);
     }
 

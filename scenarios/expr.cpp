@@ -210,43 +210,52 @@ void collect_vars(const ExprNode* n, std::vector<std::string>& out) {
     collect_vars(n->rhs.get(), out);
 }
 
-[[noreturn]] void overflow(const std::string& what, const SourceLoc& loc, const std::string& key,
-                           const std::string& text) {
-    throw ScenarioError(loc, key, what + " while evaluating \"" + text +
-                                      "\"; allowed: results in -9223372036854775808..9223372036854775807 (64-bit)");
+// Where an integer expression is evaluated, for its error messages. The text is spelt only
+// when a message needs it: the model evaluates coordinates and parities per op (a full-chip
+// run spelt them ~500k times, 3% of its time).
+struct EvalSite {
+    const Expr& expr;
+    const SourceLoc& loc;
+    const std::string& key_or_empty;  // the scenario key, or empty: the text stands for it
+    std::string text() const { return expr.text(); }
+    std::string key() const { return key_or_empty.empty() ? expr.text() : key_or_empty; }
+};
+
+[[noreturn]] void overflow(const std::string& what, const EvalSite& at) {
+    throw ScenarioError(at.loc, at.key(), what + " while evaluating \"" + at.text() +
+                                              "\"; allowed: results in -9223372036854775808..9223372036854775807 (64-bit)");
 }
 
 // C semantics where C is defined; where it is not (overflow, INT64_MIN / -1, shifts by a
 // negative amount or by 64 or more), the scenario is refused instead of wrapped.
-int64_t apply_int(const std::string& op, int64_t a, int64_t b, const SourceLoc& loc, const std::string& key,
-                  const std::string& text) {
+int64_t apply_int(const std::string& op, int64_t a, int64_t b, const EvalSite& at) {
     int64_t r = 0;
     if (op == "+") {
-        if (__builtin_add_overflow(a, b, &r)) overflow(std::to_string(a) + " + " + std::to_string(b) + " overflows", loc, key, text);
+        if (__builtin_add_overflow(a, b, &r)) overflow(std::to_string(a) + " + " + std::to_string(b) + " overflows", at);
         return r;
     }
     if (op == "-") {
-        if (__builtin_sub_overflow(a, b, &r)) overflow(std::to_string(a) + " - " + std::to_string(b) + " overflows", loc, key, text);
+        if (__builtin_sub_overflow(a, b, &r)) overflow(std::to_string(a) + " - " + std::to_string(b) + " overflows", at);
         return r;
     }
     if (op == "*") {
-        if (__builtin_mul_overflow(a, b, &r)) overflow(std::to_string(a) + " * " + std::to_string(b) + " overflows", loc, key, text);
+        if (__builtin_mul_overflow(a, b, &r)) overflow(std::to_string(a) + " * " + std::to_string(b) + " overflows", at);
         return r;
     }
     if (op == "/" || op == "%") {
-        if (b == 0) throw ScenarioError(loc, key, "division by zero while evaluating \"" + text + "\"");
-        if (a == INT64_MIN && b == -1) overflow(std::to_string(a) + " " + op + " -1 overflows", loc, key, text);
+        if (b == 0) throw ScenarioError(at.loc, at.key(), "division by zero while evaluating \"" + at.text() + "\"");
+        if (a == INT64_MIN && b == -1) overflow(std::to_string(a) + " " + op + " -1 overflows", at);
         return op == "/" ? a / b : a % b;
     }
     if (op == "<<" || op == ">>") {
         if (b < 0 || b > 63)
-            throw ScenarioError(loc, key, "shift by " + std::to_string(b) + " while evaluating \"" + text +
-                                              "\"; allowed: shift amounts 0..63");
+            throw ScenarioError(at.loc, at.key(), "shift by " + std::to_string(b) + " while evaluating \"" +
+                                                      at.text() + "\"; allowed: shift amounts 0..63");
         if (op == ">>") return a >> b;
         // a << b is a * 2^b; refused when that does not fit, as C leaves it undefined.
         const __int128 wide = static_cast<__int128>(a) * (static_cast<__int128>(1) << b);
         if (wide > INT64_MAX || wide < INT64_MIN)
-            overflow(std::to_string(a) + " << " + std::to_string(b) + " overflows", loc, key, text);
+            overflow(std::to_string(a) + " << " + std::to_string(b) + " overflows", at);
         return static_cast<int64_t>(wide);
     }
     if (op == "&") return a & b;
@@ -260,7 +269,7 @@ int64_t apply_int(const std::string& op, int64_t a, int64_t b, const SourceLoc& 
     if (op == ">=") return a >= b;
     if (op == "&&") return a && b;
     if (op == "||") return a || b;
-    throw ScenarioError(loc, key, "unknown operator " + op);
+    throw ScenarioError(at.loc, at.key(), "unknown operator " + op);
 }
 
 }  // namespace
@@ -298,56 +307,48 @@ std::string text_of_float(double v) {
     return os.str();
 }
 
-struct EvalSite {
-    const SourceLoc& loc;
-    const std::string& key;
-    const std::string& text;
-};
-
 int64_t eval_int_node(const ExprNode* n, const Expr::IntEnv& env, const EvalSite& at) {
     switch (n->kind) {
     case ExprNode::Kind::number:
         if (n->is_float_literal)
-            throw ScenarioError(at.loc, at.key, "\"" + at.text + "\" has the non-integer " + text_of_float(n->float_value) +
-                                                    "; allowed: integers here");
+            throw ScenarioError(at.loc, at.key(), "\"" + at.text() + "\" has the non-integer " +
+                                                      text_of_float(n->float_value) + "; allowed: integers here");
         return n->int_value;
     case ExprNode::Kind::variable: {
         auto it = env.find(n->name);
         if (it == env.end())
-            throw ScenarioError(at.loc, at.key, "unknown variable '" + n->name + "' in \"" + at.text + "\"");
+            throw ScenarioError(at.loc, at.key(), "unknown variable '" + n->name + "' in \"" + at.text() + "\"");
         return it->second;
     }
     case ExprNode::Kind::unary: {
         int64_t v = eval_int_node(n->lhs.get(), env, at);
         if (n->name == "!") return !v;
-        if (v == INT64_MIN) overflow("-(" + std::to_string(v) + ") overflows", at.loc, at.key, at.text);
+        if (v == INT64_MIN) overflow("-(" + std::to_string(v) + ") overflows", at);
         return -v;
     }
     case ExprNode::Kind::binary:
-        return apply_int(n->name, eval_int_node(n->lhs.get(), env, at), eval_int_node(n->rhs.get(), env, at), at.loc,
-                         at.key, at.text);
+        return apply_int(n->name, eval_int_node(n->lhs.get(), env, at), eval_int_node(n->rhs.get(), env, at), at);
     }
     return 0;
 }
 
-float eval_float_node(const ExprNode* n, const Expr::FloatEnv& env, const SourceLoc& loc,
-                      const std::string& text) {
+float eval_float_node(const ExprNode* n, const Expr::FloatEnv& env, const SourceLoc& loc, const Expr& expr) {
     switch (n->kind) {
     case ExprNode::Kind::number:
         return static_cast<float>(n->float_value);
     case ExprNode::Kind::variable: {
         auto it = env.find(n->name);
         if (it == env.end())
-            throw ScenarioError(loc, text, "unknown variable '" + n->name + "' in \"" + text + "\"");
+            throw ScenarioError(loc, expr.text(), "unknown variable '" + n->name + "' in \"" + expr.text() + "\"");
         return it->second;
     }
     case ExprNode::Kind::unary: {
-        float v = eval_float_node(n->lhs.get(), env, loc, text);
+        float v = eval_float_node(n->lhs.get(), env, loc, expr);
         return n->name == "-" ? -v : (v == 0.0f ? 1.0f : 0.0f);
     }
     case ExprNode::Kind::binary: {
-        float a = eval_float_node(n->lhs.get(), env, loc, text);
-        float b = eval_float_node(n->rhs.get(), env, loc, text);
+        float a = eval_float_node(n->lhs.get(), env, loc, expr);
+        float b = eval_float_node(n->rhs.get(), env, loc, expr);
         const std::string& op = n->name;
         if (op == "+") return a + b;
         if (op == "-") return a - b;
@@ -361,7 +362,7 @@ float eval_float_node(const ExprNode* n, const Expr::FloatEnv& env, const Source
         if (op == ">=") return a >= b;
         if (op == "&&") return (a != 0.0f) && (b != 0.0f);
         if (op == "||") return (a != 0.0f) || (b != 0.0f);
-        throw ScenarioError(loc, text, "operator " + op + " is not defined on float elements");
+        throw ScenarioError(loc, expr.text(), "operator " + op + " is not defined on float elements");
     }
     }
     return 0;
@@ -421,9 +422,7 @@ std::string text_node(const ExprNode* n) {
 
 int64_t Expr::eval_int(const IntEnv& env) const {
     if (!root_) throw ScenarioError(loc_, "expression", "empty expression evaluated");
-    const std::string t = text();
-    const std::string k = key_.empty() ? t : key_;
-    return eval_int_node(root_.get(), env, EvalSite{loc_, k, t});
+    return eval_int_node(root_.get(), env, EvalSite{*this, loc_, key_});
 }
 
 bool Expr::has_float_literal() const {
@@ -441,7 +440,7 @@ bool Expr::has_float_literal() const {
 
 float Expr::eval_float(const FloatEnv& env) const {
     if (!root_) throw ScenarioError(loc_, "expression", "empty expression evaluated");
-    return eval_float_node(root_.get(), env, loc_, text());
+    return eval_float_node(root_.get(), env, loc_, *this);
 }
 
 std::string Expr::to_cxx(const std::function<std::string(const std::string&)>& var,

@@ -7,6 +7,7 @@
 
 #include "scenarios/run_result.h"
 #include "scenarios/values.h"
+#include "scenarios/xxh64.h"
 
 namespace tmasim {
 
@@ -141,8 +142,20 @@ Provenance provenance_for(const Scenario& s, const std::string& backend) {
 
 uint64_t image_size(const MemoryImage& m) { return m.digest_only ? m.digest_only->size : m.bytes.size(); }
 
-std::string image_fnv1a64(const MemoryImage& m) {
-    return m.digest_only ? m.digest_only->fnv1a64 : fnv1a64_hex(m.bytes.data(), m.bytes.size());
+std::string hash_algorithm_for(uint64_t size) { return size >= kXxh64MinBytes ? "xxh64" : "fnv1a64"; }
+
+ImageHash image_hash(const MemoryImage& m) {
+    if (m.digest_only) return {m.digest_only->algorithm, m.digest_only->hex};
+    return *image_hash_by(m, hash_algorithm_for(m.bytes.size()));
+}
+
+std::optional<ImageHash> image_hash_by(const MemoryImage& m, const std::string& algorithm) {
+    if (m.digest_only) {
+        if (m.digest_only->algorithm != algorithm) return std::nullopt;
+        return ImageHash{algorithm, m.digest_only->hex};
+    }
+    if (algorithm == "xxh64") return ImageHash{algorithm, xxh64_hex(m.bytes.data(), m.bytes.size())};
+    return ImageHash{algorithm, fnv1a64_hex(m.bytes.data(), m.bytes.size())};
 }
 
 std::string TraceEvent::key() const {

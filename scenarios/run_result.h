@@ -53,13 +53,30 @@ struct MemoryImage {
     // Read back from a trace that kept only the size and hash: `bytes` is then empty.
     struct Digest {
         uint64_t size = 0;
-        std::string fnv1a64;
+        std::string algorithm;  // "fnv1a64" (trace versions 3) or "xxh64" (version 4 on)
+        std::string hex;        // 16 lowercase hex digits
     };
     std::optional<Digest> digest_only = std::nullopt;
 };
-// Size and fnv1a-64 (hex) of an image, from its bytes or, without them, from its digest.
+
+// The hash a trace keeps of an image (traces/FORMAT.md, version 4): XXH64 of its bytes from
+// kXxh64MinBytes on (a full-chip input is 276 MB, and FNV-1a takes one byte per multiply),
+// FNV-1a 64 below (as versions 1 to 3 for every image).
+constexpr uint64_t kXxh64MinBytes = uint64_t(1) << 20;
+struct ImageHash {
+    std::string algorithm;  // "fnv1a64" | "xxh64": also the key of a trace's memory line
+    std::string hex;
+    std::string text() const { return algorithm + " " + hex; }  // "xxh64 5e9b165867ee2b92"
+    bool operator==(const ImageHash& o) const { return algorithm == o.algorithm && hex == o.hex; }
+};
+// The algorithm the size rule above picks for `size` bytes.
+std::string hash_algorithm_for(uint64_t size);
 uint64_t image_size(const MemoryImage& m);
-std::string image_fnv1a64(const MemoryImage& m);
+// From the bytes by the size rule, or, without them, the digest read back.
+ImageHash image_hash(const MemoryImage& m);
+// By `algorithm`: from the bytes, or the digest if it has that algorithm; nullopt when the
+// image holds only a digest by another algorithm (a version 3 trace's fnv1a64).
+std::optional<ImageHash> image_hash_by(const MemoryImage& m, const std::string& algorithm);
 
 struct Provenance {
     std::string backend;     // "model" | "device"

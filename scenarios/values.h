@@ -7,10 +7,18 @@
 #include <vector>
 
 #include "scenarios/ir.h"
+#include "scenarios/xxh64.h"
 
 namespace tmasim {
 
 std::vector<uint8_t> initial_bytes(const GlobalTensor& t);
+// Elements [first, first + count) of the initial contents, into `out` (count elements of
+// t.type): what initial_bytes holds there, without the rest. The model generates a large
+// input only where it is read, and hashes it block by block (hash_initial_bytes), instead
+// of holding hundreds of MB it never writes.
+void initial_elements(const GlobalTensor& t, int64_t first, int64_t count, uint8_t* out);
+// XXH64 of initial_bytes(t), fed block by block.
+void hash_initial_bytes(const GlobalTensor& t, Xxh64& hash);
 
 uint16_t float_to_f16_bits(float f);
 float f16_bits_to_float(uint16_t h);

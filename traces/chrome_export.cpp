@@ -146,7 +146,7 @@ private:
         for (const MemoryImage& m : r_.memory)
             if (m.space == "snapshot")
                 o["snapshot cta" + std::to_string(m.cta) + " " + m.name] =
-                    std::to_string(image_size(m)) + " bytes, fnv1a64 " + image_fnv1a64(m);
+                    std::to_string(image_size(m)) + " bytes, " + image_hash(m).text();
         for (size_t i = 0; i < r_.diagnostics.size(); ++i) {
             const Diagnostic& d = r_.diagnostics[i];
             o["diagnostic" + std::to_string(i)] = to_string(d.outcome) + " " + d.rule + ": " + d.message;

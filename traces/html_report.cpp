@@ -211,12 +211,12 @@ void source(const RunResult& r, const ReportContext& c, std::ostream& out) {
 
 void memory(const RunResult& r, std::ostream& out) {
     out << "<section id=\"memory\"><h2>Final memory</h2><table><tr><th>space</th><th>name</th><th>cta</th>"
-           "<th>bytes</th><th>fnv1a64</th></tr>\n";
+           "<th>bytes</th><th>hash</th></tr>\n";
     for (const MemoryImage& m : r.memory)
         out << fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                            "<td><code>{}</code></td></tr>\n",
                            html_escape(m.space), html_escape(m.name), m.cta, image_size(m),
-                           image_fnv1a64(m));
+                           image_hash(m).text());
     out << "</table></section>\n";
 }
 

@@ -62,7 +62,8 @@ OrderedJson memory_json(const RunResult& r) {
         j["name"] = m.name;
         j["cta"] = m.cta;
         j["size"] = image_size(m);
-        j["fnv1a64"] = image_fnv1a64(m);
+        const ImageHash hash = image_hash(m);
+        j[hash.algorithm] = hash.hex;
         images.push_back(std::move(j));
     }
     return images;
@@ -88,7 +89,8 @@ OrderedJson memory_diff_json(const MemoryDiff& m) {
     j["size_b"] = m.size_b;
     j["mismatch"] = m.is_mismatch;
     j["race_dependent"] = m.race_dependent;
-    j["compared_by"] = m.compared_by_hash ? "fnv1a64" : "bytes";
+    j["compared_by"] = m.compared_by_hash ? m.hash_algorithm : "bytes";
+    if (m.hashes_incomparable) j["hashes_incomparable"] = true;
     if (m.status == MemoryDiff::Status::differ && !m.compared_by_hash) {
         j["bytes_differing"] = m.diff_count;
         j["first_diff_offset"] = m.first_diff;

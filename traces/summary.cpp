@@ -80,8 +80,7 @@ void print_memory(const RunResult& r, std::ostream& out) {
     for (const MemoryImage& m : r.memory) {
         std::string where = m.space == "global" ? "global " + m.name
                                                 : fmt::format("{} {} (cta {})", m.space, m.name, m.cta);
-        out << fmt::format("  {:<32}  {:>8} bytes  fnv1a64 {}\n", where, image_size(m),
-                           image_fnv1a64(m));
+        out << fmt::format("  {:<32}  {:>8} bytes  {}\n", where, image_size(m), image_hash(m).text());
     }
 }
 

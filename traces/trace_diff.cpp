@@ -205,7 +205,12 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulte
         // A version 3 trace kept only the hash of an unchanged input: the hashes decide,
         // and the diff says so (no element can be named).
         d.compared_by_hash = true;
-        const bool equal = image_fnv1a64(*a) == image_fnv1a64(*b);
+        // The digest's algorithm; the side with bytes is hashed the same way.
+        d.hash_algorithm = (a->digest_only ? a : b)->digest_only->algorithm;
+        const std::optional<ImageHash> hash_a = image_hash_by(*a, d.hash_algorithm);
+        const std::optional<ImageHash> hash_b = image_hash_by(*b, d.hash_algorithm);
+        d.hashes_incomparable = !hash_a || !hash_b;
+        const bool equal = !d.hashes_incomparable && *hash_a == *hash_b;
         d.status = equal ? MemoryDiff::Status::equal : MemoryDiff::Status::differ;
         d.is_mismatch = !equal;
         return d;

@@ -41,6 +41,10 @@ struct MemoryDiff {
     // One side's trace kept only the image's size and hash (FORMAT.md, version 3): equal or
     // differ says whether the hashes agree; diff_count and first_diff are not known.
     bool compared_by_hash = false;
+    std::string hash_algorithm;  // that hash's: "fnv1a64" | "xxh64"
+    // Both sides kept only a hash, by different algorithms (a version 3 trace's fnv1a64, a
+    // version 4 trace's xxh64): nothing can be compared, which counts as a difference.
+    bool hashes_incomparable = false;
     // Global tensors and snapshots are the scenario's result and always count (unless the
     // side lacking the image faulted). A final shared buffer only counts when both runs
     // dumped it: a backend may not be able to read shared memory back (e.g. after a fault

@@ -27,7 +27,12 @@ std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
 
 // Said after the size when a trace kept only an image's hash (FORMAT.md, version 3).
 std::string hash_note(const MemoryDiff& m) {
-    return m.compared_by_hash ? ", compared by fnv1a64: a trace holds only the hash of this unchanged input" : "";
+    if (m.hashes_incomparable)
+        return ", both traces hold only a hash of this unchanged input, by different algorithms (fnv1a64 up to "
+               "version 3, xxh64 from version 4): rerun one with --memory-bytes all";
+    return m.compared_by_hash ? ", compared by " + m.hash_algorithm +
+                                    ": a trace holds only the hash of this unchanged input"
+                              : "";
 }
 
 // "snapshot put[3]:stage[1] cta 0: match (512 bytes)".
@@ -37,7 +42,8 @@ std::string snapshot_line(const MemoryDiff& m) {
     case MemoryDiff::Status::equal: what = fmt::format("match ({} bytes{})", m.size_a, hash_note(m)); break;
     case MemoryDiff::Status::differ:
         if (m.compared_by_hash) {
-            what = fmt::format("{}: fnv1a64 differs ({} bytes{})", m.is_mismatch ? "MISMATCH" : "differs", m.size_a,
+            what = fmt::format("{}: {} ({} bytes{})", m.is_mismatch ? "MISMATCH" : "differs",
+                               m.hashes_incomparable ? "cannot compare" : m.hash_algorithm + " differs", m.size_a,
                                hash_note(m));
             break;
         }
@@ -99,7 +105,8 @@ void print_memory(const DiffReport& r, std::ostream& out) {
             break;
         case MemoryDiff::Status::differ:
             if (m.compared_by_hash) {
-                what = fmt::format("{}: fnv1a64 differs ({} bytes{})", m.is_mismatch ? "DIFFER" : "differs",
+                what = fmt::format("{}: {} ({} bytes{})", m.is_mismatch ? "DIFFER" : "differs",
+                                   m.hashes_incomparable ? "cannot compare" : m.hash_algorithm + " differs",
                                    m.size_a, hash_note(m));
                 break;
             }

@@ -117,14 +117,15 @@ private:
     std::set<std::string> used_{"type"};
 };
 
-// Returns the format version (1; 2: large images in a sidecar file; 3: compact events).
+// Returns the format version (1; 2: large images in a sidecar file; 3: compact events; 4: XXH64
+// for large images).
 int read_header(LineFields& f, Provenance& p) {
     std::string format = f.str("format");
     if (format != kTraceFormat) f.fail("not a tmasim trace (format '" + format + "')");
     int64_t version = f.i64("version", 0, INT64_MAX);
-    if (version < kTraceVersion || version > kTraceCompactVersion)
+    if (version < kTraceVersion || version > kTraceHashVersion)
         f.fail("trace format version " + std::to_string(version) + " is not supported (this tmasim reads versions " +
-               std::to_string(kTraceVersion) + " to " + std::to_string(kTraceCompactVersion) + ")");
+               std::to_string(kTraceVersion) + " to " + std::to_string(kTraceHashVersion) + ")");
     p.backend = f.str("backend");
     p.tool_version = f.str("tool_version");
     p.scenario = f.str("scenario");
@@ -211,6 +212,15 @@ std::vector<uint8_t> read_sidecar_bytes(LineFields& f, const std::string& trace_
     return bytes;
 }
 
+// The line's hash of the bytes read: fnv1a64 up to version 3, from version 4 the algorithm
+// the size rule picks (kXxh64MinBytes).
+void check_hash(LineFields& f, const MemoryImage& m, int version, const std::string& where) {
+    const std::string algorithm = version >= kTraceHashVersion ? hash_algorithm_for(m.bytes.size()) : "fnv1a64";
+    const std::string hash = f.str(algorithm);
+    if (hash != image_hash_by(m, algorithm)->hex)
+        f.fail("memory '" + m.name + "': " + algorithm + " " + hash + " does not match its bytes" + where);
+}
+
 MemoryImage read_memory(LineFields& f, int version, const std::string& trace_path) {
     MemoryImage m;
     m.name = f.str("name");
@@ -228,10 +238,16 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
         if (!f.boolean("init_unchanged")) f.fail("memory '" + m.name + "': 'init_unchanged' must be true");
         MemoryImage::Digest digest;
         digest.size = size;
-        digest.fnv1a64 = f.str("fnv1a64");
+        // Version 4 hashes by the size rule, but a digest read from a version 3 trace and
+        // written again keeps its fnv1a64: either, not both.
+        digest.algorithm = version >= kTraceHashVersion && f.has("xxh64") ? "xxh64" : "fnv1a64";
+        if (digest.algorithm == "xxh64" && f.has("fnv1a64"))
+            f.fail("memory '" + m.name + "': both 'fnv1a64' and 'xxh64'; allowed: one of them");
+        digest.hex = f.str(digest.algorithm);
         // Lowercase, as the writer spells it: diff compares it with a hash of bytes as text.
-        if (digest.fnv1a64.size() != 16 || digest.fnv1a64.find_first_not_of("0123456789abcdef") != std::string::npos)
-            f.fail("memory '" + m.name + "': fnv1a64 '" + digest.fnv1a64 + "'; allowed: 16 lowercase hex digits");
+        if (digest.hex.size() != 16 || digest.hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+            f.fail("memory '" + m.name + "': " + digest.algorithm + " '" + digest.hex +
+                   "'; allowed: 16 lowercase hex digits");
         m.digest_only = digest;
         m.equals_init = true;
         return m;
@@ -246,10 +262,7 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
                    std::to_string(kMaxSidecarBytes));
         std::string sidecar = f.str("sidecar");
         m.bytes = read_sidecar_bytes(f, trace_path, sidecar, f.u64("offset"), size);
-        std::string hash = f.str("fnv1a64");
-        if (hash != fnv1a64_hex(m.bytes.data(), m.bytes.size()))
-            f.fail("memory '" + m.name + "': fnv1a64 " + hash + " does not match its bytes in sidecar '" + sidecar +
-                   "'");
+        check_hash(f, m, version, " in sidecar '" + sidecar + "'");
         return m;
     }
     auto bytes = from_hex(f.str("hex"));
@@ -258,9 +271,7 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
         f.fail("memory '" + m.name + "': size " + std::to_string(size) + " but hex holds " +
                std::to_string(bytes->size()) + " bytes");
     m.bytes = std::move(*bytes);
-    std::string hash = f.str("fnv1a64");
-    if (hash != fnv1a64_hex(m.bytes.data(), m.bytes.size()))
-        f.fail("memory '" + m.name + "': fnv1a64 " + hash + " does not match its bytes");
+    check_hash(f, m, version, "");
     return m;
 }
 

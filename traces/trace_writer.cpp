@@ -58,6 +58,10 @@ OrderedJson diagnostic_json(const Diagnostic& d) {
     return j;
 }
 
+// The model gives an unchanged input of kXxh64MinBytes as its hash alone (ModelOptions::
+// unchanged_input_bytes), where this writer would keep only the hash anyway.
+static_assert(kSidecarMinBytes == kXxh64MinBytes, "the model's digest-only inputs are the writer's");
+
 // How one image is written: inline hex, raw in the sidecar, or (an unchanged input) only
 // its size and hash.
 enum class ImagePlacement { inline_hex, sidecar, digest_only };
@@ -88,7 +92,8 @@ OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const st
     j["space"] = m.space;
     j["cta"] = m.cta;
     j["size"] = image_size(m);
-    j["fnv1a64"] = image_fnv1a64(m);
+    const ImageHash hash = image_hash(m);
+    j[hash.algorithm] = hash.hex;
     switch (placement) {
         case ImagePlacement::inline_hex: j["hex"] = to_hex(m.bytes); break;
         case ImagePlacement::sidecar:
@@ -139,7 +144,7 @@ namespace {
 // `sidecar` (opened by the caller, named `sidecar_name` in the trace).
 void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& names, std::ostream* sidecar,
                     const std::string& sidecar_name, const TraceWriteOptions& options) {
-    out << dump(header_json(result.provenance, kTraceCompactVersion)) << '\n';
+    out << dump(header_json(result.provenance, kTraceHashVersion)) << '\n';
 
     // Lines go to a buffer flushed every few MB: one stream write per line cost more than
     // building it.

@@ -1,5 +1,5 @@
 #pragma once
-// Writes a RunResult as a tmasim JSONL trace (traces/FORMAT.md, version 3).
+// Writes a RunResult as a tmasim JSONL trace (traces/FORMAT.md, version 4).
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -11,13 +11,16 @@
 namespace tmasim {
 
 constexpr const char* kTraceFormat = "tmasim-trace";
-// Versions 1 and 2 are still read (traces/recorded/ holds them); the writer writes 3.
+// Versions 1 to 3 are still read (traces/recorded/ holds 1 and 2); the writer writes 4.
 constexpr int kTraceVersion = 1;
 // A trace whose large memory images live in a binary sidecar file (FORMAT.md, version 2).
 constexpr int kTraceSidecarVersion = 2;
 // Compact event lines, one complete_tx per landing, and large images that still equal the
 // scenario's declared init kept as size and hash only (FORMAT.md, version 3).
 constexpr int kTraceCompactVersion = 3;
+// Images of at least kXxh64MinBytes hashed with XXH64, not FNV-1a (FORMAT.md, version 4):
+// what the writer writes.
+constexpr int kTraceHashVersion = 4;
 // A trace file whose images hold at least kSidecarMinBytes in all puts every image of at
 // least kSidecarImageMinBytes in a sidecar; an unchanged input of at least kSidecarMinBytes
 // is written as its size and hash only.

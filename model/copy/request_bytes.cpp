@@ -50,6 +50,12 @@ ByteRanges RequestBytes::residency_ranges() const {
     return global_writes();
 }
 
+std::vector<uint8_t> RequestBytes::read_global(GlobalMemory& global) const {
+    if (!is_tensor_box(r_.kind)) return read_global(global.read_bytes(tensor_.name));
+    return box_of(r_, tensor_).gather_global(
+        [&](int64_t offset, int64_t n, uint8_t* out) { global.read_range(tensor_.name, offset, n, out); }, r_.coords);
+}
+
 std::vector<uint8_t> RequestBytes::read_global(const std::vector<uint8_t>& global) const {
     if (is_tensor_box(r_.kind)) return box_of(r_, tensor_).gather_global(global, r_.coords);
     if (is_row_copy(r_.kind)) return Gather4Copy(tensor_, *r_.map, r_.rows, r_.col).gather_global(global);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/copy/tma_request.h"
+#include "model/state/global_memory.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
@@ -29,6 +30,9 @@ public:
 
     // Loads: the payload read out of global memory, then written to shared memory.
     std::vector<uint8_t> read_global(const std::vector<uint8_t>& global) const;
+    // The same out of the run's global memory: a tensor box reads only its rows
+    // (GlobalMemory::read_range), other kinds the tensor's bytes.
+    std::vector<uint8_t> read_global(GlobalMemory& global) const;
     void write_smem(const std::vector<uint8_t>& payload, std::vector<uint8_t>& smem) const;
     // Stores, reduces, scatters: the payload read out of shared memory, then written
     // (or, for reduces, combined element by element) into global memory.

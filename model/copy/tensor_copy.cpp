@@ -27,6 +27,10 @@ TensorCopy::TensorCopy(const MapFields& f)
     if (shape_.size() != rank || f.global_strides.size() + 1 != rank || f.element_strides.size() != rank)
         throw std::invalid_argument(fmt::format("model: tensor map {} has inconsistent ranks", f.map));
     const bool interleaved = f.interleave != Interleave::none;
+    // Reserved: the engine and the issuer make a TensorCopy per question they ask of a request.
+    index_stride_.reserve(rank);
+    stride_.reserve(rank);
+    extent_.reserve(rank);
     for (size_t d = 0; d < rank; ++d) {
         const int64_t bytes = d + 1 < rank ? f.global_strides[d] : elem_bytes_;
         if (bytes % elem_bytes_ != 0)
@@ -91,11 +95,19 @@ std::vector<int64_t> TensorCopy::global_elements(const std::vector<int64_t>& coo
 
 std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& global,
                                                const std::vector<int64_t>& coords) const {
+    return gather_global(
+        [&](int64_t offset, int64_t n, uint8_t* out) {
+            std::memcpy(out, global.data() + offset, static_cast<size_t>(n));
+        },
+        coords);
+}
+
+std::vector<uint8_t> TensorCopy::gather_global(const GlobalRead& read, const std::vector<int64_t>& coords) const {
     std::vector<uint8_t> box(box_bytes());
     for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
         uint8_t* out = box.data() + k * elem_bytes_;
         if (g >= 0) {
-            std::memcpy(out, global.data() + g * elem_bytes_, static_cast<size_t>(n * elem_bytes_));
+            read(g * elem_bytes_, n * elem_bytes_, out);
             return;
         }
         for (int64_t i = 0; i < n; ++i) fill_oob(out + i * elem_bytes_);

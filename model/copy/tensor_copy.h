@@ -20,6 +20,7 @@
 //     fill out-of-bounds units and credit every byte; a store writes back the same places.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,10 @@ public:
     // with out-of-bounds elements filled with zero or NaN (float types, oob_fill: nan).
     std::vector<uint8_t> gather_global(const std::vector<uint8_t>& global,
                                        const std::vector<int64_t>& coords) const;
+    // The same, reading each in-bounds run of the tensor through read(byte offset, bytes,
+    // out) (GlobalMemory::read_range: an input never held whole).
+    using GlobalRead = std::function<void(int64_t offset, int64_t n, uint8_t* out)>;
+    std::vector<uint8_t> gather_global(const GlobalRead& read, const std::vector<int64_t>& coords) const;
     void scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,
                       int64_t smem_offset) const;
 
@@ -103,6 +108,10 @@ private:
         const auto [first, last] = swizzled_span(swizzle_, smem_offset, bytes);
         // Chunks stay inside their 128-byte line, so the span bounds every swizzled address.
         if (smem_offset < 0 || first < 0 || last >= static_cast<int64_t>(smem_size)) return false;
+        if (swizzle_ == Swizzle::none) {  // every address is its own: one run (a 16 KB tile: 1024 before)
+            f(0, smem_offset, static_cast<size_t>(bytes));
+            return true;
+        }
         for (int64_t b = 0; b < bytes;) {
             const int64_t addr = smem_offset + b;
             const int64_t run = std::min<int64_t>(16 - addr % 16, bytes - b);

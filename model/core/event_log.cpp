@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <tuple>
+#include <utility>
 
 namespace tmasim::model {
 
@@ -12,6 +13,18 @@ TraceEvent make_event(const EventSite& s, EventKind kind, int64_t t) {
     TraceEvent e;
     e.op = s.op;
     e.iters = s.iters;
+    e.cta = s.cta;
+    e.warp = s.warp;
+    e.lane = s.lane;
+    e.kind = kind;
+    e.t = t;
+    return e;
+}
+
+TraceEvent make_event(EventSite&& s, EventKind kind, int64_t t) {
+    TraceEvent e;
+    e.op = s.op;
+    e.iters = std::move(s.iters);
     e.cta = s.cta;
     e.warp = s.warp;
     e.lane = s.lane;
@@ -31,16 +44,15 @@ int severity(Outcome o) {
 }
 }  // namespace
 
-void EventLog::add(const EventSite& site, EventKind kind, int64_t t,
-                   std::map<std::string, std::string> detail) {
-    TraceEvent e = make_event(site, kind, t);
+void EventLog::add(EventSite site, EventKind kind, int64_t t, std::map<std::string, std::string> detail) {
+    TraceEvent e = make_event(std::move(site), kind, t);
     e.detail = std::move(detail);
     events_.push_back(std::move(e));
 }
 
-void EventLog::add_model_only(const EventSite& site, const std::string& what, int64_t t,
+void EventLog::add_model_only(EventSite site, const std::string& what, int64_t t,
                               std::map<std::string, std::string> detail) {
-    TraceEvent e = make_event(site, EventKind::state, t);
+    TraceEvent e = make_event(std::move(site), EventKind::state, t);
     e.model_only = true;
     e.what = what;
     e.detail = std::move(detail);
@@ -143,7 +155,8 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
         for (auto run = first; run != last;) {
             auto end = run + 1;
             while (end != last && events_[*end].t == events_[*run].t) ++end;
-            if (end - run > 1) std::stable_sort(run, end, less);
+            // Most runs are in order already; stable_sort would allocate a buffer for each.
+            if (end - run > 1 && !std::is_sorted(run, end, less)) std::stable_sort(run, end, less);
             run = end;
         }
     }

@@ -22,10 +22,11 @@ struct EventSite {
 
 class EventLog {
 public:
-    void add(const EventSite& site, EventKind kind, int64_t t,
-             std::map<std::string, std::string> detail = {});
+    // The site by value: a temporary one's loop indices move into the event (a full-chip
+    // run logs 400k events).
+    void add(EventSite site, EventKind kind, int64_t t, std::map<std::string, std::string> detail = {});
     // An event only the model sees (kind `state`, model_only, `what` says which).
-    void add_model_only(const EventSite& site, const std::string& what, int64_t t,
+    void add_model_only(EventSite site, const std::string& what, int64_t t,
                         std::map<std::string, std::string> detail = {});
     // A complete_tx credit of `bytes` on `barrier` (model_only, kind `state`), with the
     // barrier's tx_count and pending after it. A TMA landing credits its barrier chunk by

@@ -92,9 +92,10 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         SharedRaceCheck races(cta_, op_, buffer_, buffer_base_);
         races.pending_reads(r.site, thread, first, last - first + 1);
         races.async_write_issue(r.site, thread, first, last - first + 1);
-        if (Cluster* cl = cluster_of(cta_))
+        if (Cluster* cl = cta_.tracking_cluster())  // else 0, as a cluster of one answers
             r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
         const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
+        r.chunks.reserve(static_cast<size_t>((r.bytes + chunk - 1) / chunk));
         for (int64_t done = 0; done < r.bytes; done += chunk) {
             AsyncWrite w;
             w.kind = AsyncWrite::Kind::tma;
@@ -250,7 +251,7 @@ void CopyIssuer::check_alignment(const EventSite& site, const std::string& what,
 
 void CopyIssuer::check_proxy_fence(const EventSite& site, int thread, int64_t first, int64_t last) {
     // Bytes peers wrote into this CTA through DSMEM or st.async are the cluster's to check.
-    if (Cluster* c = cluster_of(cta_)) c->check_async_read(cta_, op_, site, thread, buffer_, buffer_base_, first, last);
+    if (Cluster* c = cta_.tracking_cluster()) c->check_async_read(cta_, op_, site, thread, buffer_, buffer_base_, first, last);
     const auto v = cta_.tracker().check_async_read(thread, first, last - first + 1);
     if (!v) return;
     const Scenario& s = cta_.run().scenario;

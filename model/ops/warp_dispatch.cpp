@@ -33,10 +33,11 @@ double local_barrier_cycles(OpKind kind, const TimingParams& tp) {
 }  // namespace
 
 bool WarpProcess::exec(const Op& op) {
-    const std::vector<int> lanes = executing_lanes(op);
+    const OpLanes& op_lanes = lanes_of(op);
+    const std::vector<int>& lanes = op_lanes.lanes;
     if (lanes.empty()) return false;
     const TimingParams& tp = cta_.run().timing;
-    const std::vector<int> ev = event_lanes(op, lanes);
+    const std::vector<int>& ev = op_lanes.events;
     switch (op_family(op.kind)) {
         case OpFamily::barrier:
             if (!op.cta.empty()) {  // a peer CTA's barrier, through the cluster

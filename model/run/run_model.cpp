@@ -78,7 +78,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     {
         FreshSimContext context;
         model::Simulation sim(scenario, arch, options.trace, options.l2_warm);
-        result = sim.run();
+        result = sim.run(options.unchanged_input_bytes);
         span_cycles = sim.kernel_span_cycles();
     }
     result.provenance = provenance_for(scenario, "model");

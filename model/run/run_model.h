@@ -30,6 +30,10 @@ struct ModelOptions {
     // The launch follows an identical one (a benchmark's timed launches): what it reads is in
     // L2 already where the global tensors fit there (arch l2_bytes). Default: a first launch.
     bool l2_warm = false;
+    // false: a global tensor of at least kXxh64MinBytes that the run never wrote nor needed
+    // whole comes back as its size and hash only (MemoryImage::digest_only), as its trace
+    // keeps it; true: with its bytes (tmasim run --memory-bytes all).
+    bool unchanged_input_bytes = false;
     static constexpr int64_t kDefaultMaxWork = 100000000;
 };
 

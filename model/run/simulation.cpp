@@ -56,7 +56,7 @@ void Simulation::abort_run() {
     if (fabric_) fabric_->wake_for_abort();
 }
 
-RunResult Simulation::run() {
+RunResult Simulation::run(bool unchanged_input_bytes) {
     simulate_until_idle();
     if (!context_.aborted) {
         bool hung = false;
@@ -78,7 +78,7 @@ RunResult Simulation::run() {
     if (r.outcome != Outcome::hang && r.outcome != Outcome::fault) span_cycles_ = context_.last_warp_exit;
     r.diagnostics = context_.log.diagnostics();
     r.events = context_.log.take_sorted_events();
-    r.memory = context_.global.take_images();
+    r.memory = context_.global.take_images(unchanged_input_bytes);
     for (auto& c : ctas_)
         for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));
     for (auto& m : context_.snapshots.images()) r.memory.push_back(std::move(m));

@@ -26,7 +26,8 @@ public:
     ~Simulation();
 
     // Outcome, events, diagnostics and memory; the caller fills the provenance.
-    RunResult run();
+    // `unchanged_input_bytes`: ModelOptions::unchanged_input_bytes.
+    RunResult run(bool unchanged_input_bytes = false);
     // Cycles from kernel entry to the last warp's exit; -1 when the run hung or faulted.
     int64_t kernel_span_cycles() const { return span_cycles_; }
 

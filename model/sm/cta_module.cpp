@@ -53,6 +53,15 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
 
 CtaModule::~CtaModule() = default;
 
+Cluster* CtaModule::tracking_cluster() {
+    if (!cluster_resolved_) {
+        Cluster* c = cluster_of(*this);
+        tracking_cluster_ = c && c->tracking() ? c : nullptr;
+        cluster_resolved_ = true;
+    }
+    return tracking_cluster_;
+}
+
 bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount, int thread,
                                const Op& op, const EventSite& site) {
     BarrierSlot& b = barriers_.at(barrier);
@@ -96,7 +105,7 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
         tracker_.release_into(tracker_.tma_agent(barrier), b.releasing);
         run_.log.add_complete_tx(site, now_cycles(), b.name, amount, b.state.tx_count(), b.state.pending());
     }
-    if (Cluster* c = cluster_of(*this))
+    if (Cluster* c = tracking_cluster())
         c->on_barrier_action(*this, barrier, action, thread, completed ? b.state.phase() - 1 : -1);
     if (completed) {
         const int64_t phase = b.state.phase() - 1;

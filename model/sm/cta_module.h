@@ -29,6 +29,7 @@ namespace tmasim::model {
 
 class WarpProcess;
 class CpAsyncUnit;
+class Cluster;
 
 class CtaModule : public sc_core::sc_module {
 public:
@@ -95,7 +96,15 @@ public:
     // Final shared buffers of this CTA: "buf" or "buf[i]", in declaration order.
     std::vector<MemoryImage> shared_images() const;
 
+    // cluster_of(*this) when its cluster has 2 CTAs or more (Cluster::tracking), else null:
+    // a cluster of one ignores barrier actions and landings, which the TMA makes per 256-byte
+    // chunk (looking the cluster up each time was ~3% of a full-chip stream). Resolved on
+    // first use: the fabric is built after the CTAs.
+    Cluster* tracking_cluster();
+
 private:
+    bool cluster_resolved_ = false;
+    Cluster* tracking_cluster_ = nullptr;
     // The diagnostic of a hazard or fault at `site`, into the run's log.
     void report(Outcome outcome, const Op& op, const EventSite& site, const std::string& rule,
                 const std::string& message, std::map<std::string, std::string> detail);

@@ -53,7 +53,7 @@ int64_t TmaEngine::latency_for(const TmaRequest& r, bool& through_dram) {
 RequestBytes TmaEngine::bytes_of(const TmaRequest& r) { return RequestBytes(r, cta_.run().global.tensor(r.tensor)); }
 
 std::vector<uint8_t> TmaEngine::read_source(const TmaRequest& r) {
-    if (loads_smem(r.kind)) return bytes_of(r).read_global(cta_.run().global.read_bytes(r.tensor));
+    if (loads_smem(r.kind)) return bytes_of(r).read_global(cta_.run().global);
     return bytes_of(r).read_smem(cta_.smem());
 }
 
@@ -150,7 +150,7 @@ void TmaEngine::land(InFlight& f) {
         for (const TmaRequest::Chunk& c : r.chunks) {
             const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
-            if (Cluster* cl = cluster_of(cta_))
+            if (Cluster* cl = cta_.tracking_cluster())
                 cl->tma_landed(cta_, r.barrier, r.site.op, r.cluster_time, c.first, c.last - c.first + 1);
             if (!cta_.barrier_action(r.barrier, CtaModule::BarrierAction::complete_tx, c.credit, r.thread, *r.op,
                                      r.site))

@@ -68,6 +68,15 @@ std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
     return lanes;
 }
 
+const WarpProcess::OpLanes& WarpProcess::lanes_of(const Op& op) {
+    auto it = lanes_.find(&op);
+    if (it != lanes_.end()) return it->second;
+    OpLanes l;
+    l.lanes = executing_lanes(op);
+    if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
+    return lanes_.emplace(&op, std::move(l)).first->second;
+}
+
 std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {
     using K = Selector::Kind;
     if (op.by.kind == K::thread || op.by.kind == K::elected) return lanes;
@@ -110,7 +119,7 @@ int WarpProcess::barrier_index(const Op& op) const {
 }
 
 void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
-    const std::vector<int> ev = event_lanes(op, lanes);
+    const std::vector<int>& ev = lanes_of(op).events;  // exec's lanes are lanes_of(op).lanes
     emit(op, ev, EventKind::wait_begin);
     const int b = barrier_index(op);
     BarrierSlot& slot = cta_.barriers().at(b);
@@ -136,9 +145,13 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
             slot.observed_through = std::max(slot.observed_through, phase);
         }
         auto it = slot.released.find(phase);
-        if (it != slot.released.end())
-            for (int l : lanes) cta_.tracker().acquire(thread(l), it->second);
-        if (Cluster* c = cluster_of(cta_)) {
+        if (it != slot.released.end()) {
+            int threads[32];
+            size_t n = 0;
+            for (int l : lanes) threads[n++] = thread(l);
+            cta_.tracker().acquire_each(threads, n, it->second);
+        }
+        if (Cluster* c = cta_.tracking_cluster()) {  // a cluster of one acquires nothing
             std::vector<int> threads;
             for (int l : lanes) threads.push_back(thread(l));
             c->on_barrier_acquired(cta_, b, phase, threads);

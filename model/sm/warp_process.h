@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,13 @@ private:
     // (model/ops/warp_dispatch.cpp: the switch over the op families).
     bool exec(const Op& op);
     std::vector<int> executing_lanes(const Op& op) const;
+    // The lanes that execute `op` and those that log its events (event_lanes), made once per
+    // op: both depend only on the op's selector and this warp (a selector's predicate sees
+    // tid, lane and warp alone), and a full-chip stream asks 500k times.
+    struct OpLanes {
+        std::vector<int> lanes, events;
+    };
+    const OpLanes& lanes_of(const Op& op);
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
@@ -89,6 +97,7 @@ private:
     std::vector<int64_t> iters_;
     const Op* current_ = nullptr;
     std::map<std::string, std::vector<uint8_t>> tiles_;
+    std::unordered_map<const Op*, OpLanes> lanes_;  // lanes_of; nodes stay put as it grows
 };
 
 }  // namespace tmasim::model

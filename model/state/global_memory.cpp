@@ -1,8 +1,10 @@
 #include "model/state/global_memory.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "scenarios/values.h"
+#include "scenarios/xxh64.h"
 
 namespace tmasim::model {
 
@@ -10,8 +12,7 @@ GlobalMemory::GlobalMemory(const Scenario& s) {
     for (const auto& t : s.globals) {
         Entry e;
         e.decl = &t;
-        e.bytes = initial_bytes(t);
-        e.resident.assign((e.bytes.size() + kLineBytes - 1) / kLineBytes, false);
+        e.resident.assign(static_cast<size_t>((t.size_bytes() + kLineBytes - 1) / kLineBytes), false);
         order_.push_back(t.name);
         tensors_[t.name] = std::move(e);
     }
@@ -23,13 +24,41 @@ GlobalMemory::Entry& GlobalMemory::entry(const std::string& name) {
     return it->second;
 }
 
-std::vector<uint8_t>& GlobalMemory::bytes(const std::string& name) {
+GlobalMemory::Entry& GlobalMemory::made_entry(const std::string& name) {
     Entry& e = entry(name);
+    if (!e.made) {
+        e.bytes = initial_bytes(*e.decl);
+        e.made = true;
+    }
+    return e;
+}
+
+std::vector<uint8_t>& GlobalMemory::bytes(const std::string& name) {
+    Entry& e = made_entry(name);
     e.written = true;
     return e.bytes;
 }
 
-const std::vector<uint8_t>& GlobalMemory::read_bytes(const std::string& name) { return entry(name).bytes; }
+const std::vector<uint8_t>& GlobalMemory::read_bytes(const std::string& name) { return made_entry(name).bytes; }
+
+void GlobalMemory::read_range(const std::string& name, int64_t offset, int64_t n, uint8_t* out) {
+    Entry& e = entry(name);
+    if (n <= 0) return;
+    if (e.made) {
+        std::memcpy(out, e.bytes.data() + offset, static_cast<size_t>(n));
+        return;
+    }
+    const GlobalTensor& t = *e.decl;
+    const int64_t esize = dtype_size(t.type);
+    const int64_t first = offset / esize, last = (offset + n - 1) / esize;
+    if (offset % esize == 0 && n % esize == 0) {
+        initial_elements(t, first, n / esize, out);
+        return;
+    }
+    std::vector<uint8_t> elements(static_cast<size_t>((last - first + 1) * esize));
+    initial_elements(t, first, last - first + 1, elements.data());
+    std::memcpy(out, elements.data() + (offset - first * esize), static_cast<size_t>(n));
+}
 
 const GlobalTensor& GlobalMemory::tensor(const std::string& name) const {
     auto it = tensors_.find(name);
@@ -48,14 +77,23 @@ bool GlobalMemory::touch(const std::string& name, int64_t first, int64_t last) {
     return all;
 }
 
-std::vector<MemoryImage> GlobalMemory::take_images() {
+std::vector<MemoryImage> GlobalMemory::take_images(bool unchanged_input_bytes) {
     std::vector<MemoryImage> out;
     for (const auto& name : order_) {
         MemoryImage m;
         m.name = name;
         m.space = "global";
         Entry& e = tensors_.at(name);
-        m.bytes = std::move(e.bytes);
+        const uint64_t size = static_cast<uint64_t>(e.decl->size_bytes());
+        if (!e.made && size >= kXxh64MinBytes && !unchanged_input_bytes) {
+            Xxh64 hash;
+            hash_initial_bytes(*e.decl, hash);
+            m.digest_only = MemoryImage::Digest{size, "xxh64", hex16(hash.digest())};
+            m.equals_init = true;
+            out.push_back(std::move(m));
+            continue;
+        }
+        m.bytes = std::move(made_entry(name).bytes);
         m.equals_init = !e.written;
         out.push_back(std::move(m));
     }

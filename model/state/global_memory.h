@@ -19,15 +19,24 @@ public:
 
     // Throws std::out_of_range for an unknown tensor name. `bytes` is for writers: the
     // tensor then counts as changed; readers use read_bytes, so a tensor only read keeps
-    // MemoryImage::equals_init (its trace may hold only its hash).
+    // MemoryImage::equals_init (its trace may hold only its hash). A tensor's bytes are made
+    // from its declared init when first asked for.
     std::vector<uint8_t>& bytes(const std::string& tensor);
     const std::vector<uint8_t>& read_bytes(const std::string& tensor);
+    // Bytes [offset, offset + n) of a tensor into `out` (the range lies inside it): from its
+    // bytes, or, while nobody has asked for them, made from the declared init for just this
+    // range. A full-chip stream's TMA loads read its 276 MB input this way, a tile at a time,
+    // and the input is never held whole (its first touch alone was a tenth of the run).
+    void read_range(const std::string& tensor, int64_t offset, int64_t n, uint8_t* out);
     const GlobalTensor& tensor(const std::string& name) const;
     // True when every line of bytes [first, last] was touched before; marks them touched.
     bool touch(const std::string& tensor, int64_t first, int64_t last);
     // Final images, in declaration order; the bytes move out (the tensors are empty after),
-    // since a full-chip input tensor is hundreds of MB.
-    std::vector<MemoryImage> take_images();
+    // since a full-chip input tensor is hundreds of MB. A tensor of at least kXxh64MinBytes
+    // whose bytes were never made is given as its size and XXH64 (MemoryImage::digest_only,
+    // hashed block by block from its init: what a trace keeps of an unchanged input, FORMAT.md),
+    // unless `unchanged_input_bytes` (tmasim run --memory-bytes all).
+    std::vector<MemoryImage> take_images(bool unchanged_input_bytes = false);
 
 private:
     struct Entry {
@@ -35,8 +44,10 @@ private:
         std::vector<uint8_t> bytes;
         std::vector<bool> resident;  // per line
         bool written = false;        // someone asked for the bytes to write them
+        bool made = false;           // `bytes` holds the tensor (else: its declared init)
     };
     Entry& entry(const std::string& name);
+    Entry& made_entry(const std::string& name);  // with its bytes made
     std::vector<std::string> order_;
     std::map<std::string, Entry> tensors_;
 };

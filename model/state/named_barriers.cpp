@@ -16,7 +16,7 @@ std::optional<NamedBarriers::Arrival> NamedBarriers::arrive(ProxyTracker& clocks
     if (waits) s.waiting.insert(s.waiting.end(), threads.begin(), threads.end());
     Arrival a{s.generation, false};
     if (s.arrived < s.expected) return a;
-    for (int t : s.waiting) clocks.acquire(t, s.releasing);
+    clocks.acquire_each(s.waiting.data(), s.waiting.size(), s.releasing);
     s.waiting.clear();
     s.releasing.clear();
     s.arrived = 0;

@@ -21,6 +21,7 @@ ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers
 
 void ProxyTracker::make_live(size_t block) {
     live_block_[block] = 1;
+    ++live_generation_;
     live_spans_.clear();
     for (size_t b = 0; b < live_block_.size(); ++b) {
         if (!live_block_[b]) continue;
@@ -56,8 +57,13 @@ void ProxyTracker::generic_write(int thread, int64_t offset, int64_t bytes, int 
 
 uint32_t ProxyTracker::async_write(int64_t offset, int64_t bytes, int op, int agent) {
     const uint32_t t = agent >= 0 ? tick(agent) : 0;
-    for (int64_t g = offset / kGranule; g * kGranule < offset + bytes; ++g)
-        granules_.at(g) = Granule{Proxy::async, agent, t, op};
+    // One range check and a fill: a TMA landing marks 64 granules per 256-byte chunk.
+    const int64_t first = offset / kGranule, end = (offset + bytes + kGranule - 1) / kGranule;
+    if (first >= end) return t;
+    // Out of range: the std::out_of_range the per-granule at() threw, at the same granule.
+    const int64_t size = static_cast<int64_t>(granules_.size());
+    if (first < 0 || end > size) granules_.at(static_cast<size_t>(first < 0 ? first : std::max(first, size)));
+    std::fill(granules_.begin() + first, granules_.begin() + end, Granule{Proxy::async, agent, t, op});
     return t;
 }
 
@@ -117,19 +123,41 @@ VectorClock ProxyTracker::known_by(const std::vector<int>& threads) const {
 
 void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
     tick(thread);
-    if (accumulated.size() != clock_.size()) accumulated = empty_clock();
-    join_live(accumulated, *known_.at(thread));
+    if (accumulated.size() != clock_.size()) {
+        accumulated = empty_clock();
+        last_release_ = {};
+    }
+    const SharedClock& row = known_.at(thread);
+    const bool joined_before = last_release_.into == &accumulated && last_release_.row == row &&
+                               last_release_.live_generation == live_generation_;
+    if (!joined_before) {
+        join_live(accumulated, *row);
+        last_release_ = ReleaseMemo{&accumulated, row, live_generation_};
+    }
     accumulated[thread] = std::max(accumulated[thread], clock_[thread]);
 }
 
-void ProxyTracker::acquire(int thread, const VectorClock& released) {
+void ProxyTracker::acquire(int thread, const VectorClock& released) { acquire_each(&thread, 1, released); }
+
+void ProxyTracker::acquire_each(const int* threads, size_t count, const VectorClock& released) {
     if (released.size() != clock_.size()) return;
-    // The threads of a warp acquire one phase one after another, from one row: they share
-    // the first one's result (its blocks went live then; they stay live).
-    if (last_acquire_ && last_acquire_->from == known_[thread] && last_acquire_->released == released) {
-        known_[thread] = last_acquire_->to;
-        return;
+    bool memo_holds_released = false;  // last_acquire_->released == released, known in this call
+    for (size_t i = 0; i < count; ++i) {
+        const int thread = threads[i];
+        // The threads of a warp acquire one phase one after another, from one row: they
+        // share the first one's result (its blocks went live then; they stay live).
+        if (last_acquire_ && last_acquire_->from == known_[thread] &&
+            (memo_holds_released || last_acquire_->released == released)) {
+            known_[thread] = last_acquire_->to;
+            memo_holds_released = true;
+            continue;
+        }
+        acquire_new(thread, released);
+        memo_holds_released = true;
     }
+}
+
+void ProxyTracker::acquire_new(int thread, const VectorClock& released) {
     // A clock from elsewhere may know agents that never ticked here: their blocks go live.
     for (size_t b = 0; b < live_block_.size(); ++b) {
         if (live_block_[b]) continue;

@@ -71,6 +71,11 @@ public:
     void release_into(int thread, VectorClock& accumulated);
     // Acquire (a wait that returned true): the thread learns `released`.
     void acquire(int thread, const VectorClock& released);
+    // acquire(t, released) for each of `count` threads in order, with the same result. The
+    // threads of a warp wait acquire one phase one after another: after the first, the
+    // memo's clock is known to be `released` itself, so its ~1 KB is not compared again per
+    // thread (a full-chip stream compared it 2M times).
+    void acquire_each(const int* threads, size_t count, const VectorClock& released);
 
     // Async-proxy read of [offset, offset+bytes) issued by `issuer` now.
     std::optional<ProxyViolation> check_async_read(int issuer, int64_t offset, int64_t bytes) const;
@@ -130,6 +135,20 @@ private:
         VectorClock released;
     };
     std::optional<AcquireMemo> last_acquire_;
+    // acquire's work when the memo does not apply; makes the new memo.
+    void acquire_new(int thread, const VectorClock& released);
+    // The last release_into: a TMA landing releases its barrier's TMA agent into the phase
+    // once per 256-byte chunk (64 times a tile), joining the same row into the same clock.
+    // Joins only raise entries, and that clock changes only by release_into or by being
+    // cleared (then resized, which drops the memo), so joining the same row again, with
+    // no other release_into and no block made live in between, changes nothing.
+    struct ReleaseMemo {
+        const VectorClock* into = nullptr;
+        SharedClock row;  // held, so its address is not reused by another row
+        uint64_t live_generation = 0;
+    };
+    ReleaseMemo last_release_;
+    uint64_t live_generation_ = 0;  // make_live calls
 };
 
 // "0-63", "0-31,40,64-95": a compact list of thread ids for messages.

@@ -65,17 +65,27 @@ TEST_CASE("proxy clocks: shared rows know what one vector clock per agent knows"
                 plain.sync(group);
             } else if (what < 6) {  // a release into a phase, by a thread or a TMA agent
                 const int p = pick(3);
+                if (pick(6) == 0) {  // the phase completed: its clock starts again
+                    phases[p].clear();
+                    plain_phases[p].clear();
+                }
                 const int a = pick(2) ? pick(threads) : tracker.tma_agent(pick(barriers));
-                tracker.release_into(a, phases[p]);
-                plain.release_into(a, plain_phases[p]);
-                REQUIRE(phases[p] == plain_phases[p]);
+                // Several in a row, as a landing's chunks release (ProxyTracker's release memo).
+                for (int again = 1 + pick(3); again > 0; --again) {
+                    tracker.release_into(a, phases[p]);
+                    plain.release_into(a, plain_phases[p]);
+                    REQUIRE(phases[p] == plain_phases[p]);
+                }
             } else {  // a warp's threads acquire one phase one after another
                 const int p = pick(3), first = pick(threads), count = 1 + pick(threads);
-                for (int k = 0; k < count; ++k) {
-                    const int t = (first + k) % threads;
-                    tracker.acquire(t, phases[p]);
-                    plain.acquire(t, plain_phases[p]);
+                std::vector<int> group;
+                for (int k = 0; k < count; ++k) group.push_back((first + k) % threads);
+                if (pick(2)) {  // as a warp's wait does: all at once
+                    tracker.acquire_each(group.data(), group.size(), phases[p]);
+                } else {
+                    for (int t : group) tracker.acquire(t, phases[p]);
                 }
+                for (int t : group) plain.acquire(t, plain_phases[p]);
             }
             for (int t = 0; t < threads; ++t) {
                 INFO("seed " << seed << " step " << step << " thread " << t);

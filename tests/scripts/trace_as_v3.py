@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Prints a trace (traces/FORMAT.md, version 1, 2 or 3) as the version 3 trace of the same
-run with every image's bytes inline as hex, spelt the way tmasim's writer spells it.
+"""Prints a trace (traces/FORMAT.md, version 1 to 4) as the version 3 trace of the same
+run with every image's bytes inline as hex and no hash, spelt the way tmasim's writer
+spells it.
 
 compare_model_traces.sh holds traces written before version 3 against ones written after:
 the model's simulation did not change with the format, so after this both sides must be
@@ -9,7 +10,9 @@ equal byte for byte. What version 3 changed, and what this undoes:
 - the complete_tx credits of one landing (adjacent lines with the same key fields, time
   and barrier) are one event: `bytes` summed, `chunks` counted from 2 on, `tx_count` and
   `pending` those of the last credit (only folded in traces older than version 3);
-- a sidecar (version 2 on) is read back into `hex`.
+- a sidecar (version 2 on) is read back into `hex`;
+- version 4 hashes images of 1 MiB on with xxh64, not fnv1a64: the hash key is left out of
+  every memory line (the bytes, which tmasim's reader checks against it, are compared).
 A memory line that holds only a hash (`init_unchanged`) cannot be undone: run the model
 with `--memory-bytes all` for a comparison."""
 import json
@@ -69,7 +72,7 @@ def memory_line(image, folder):
             hex_bytes = sidecar.read(image["size"]).hex()
     else:
         hex_bytes = image["hex"]
-    keys = ("type", "name", "space", "cta", "size", "fnv1a64")
+    keys = ("type", "name", "space", "cta", "size")
     out = {k: image[k] for k in keys}
     out["hex"] = hex_bytes
     return dumps(out)

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sample_run.h"
+#include "scenarios/xxh64.h"
 #include "traces/trace_line_writer.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -61,7 +62,7 @@ TEST_CASE("writing one run twice gives byte-identical text, in FORMAT.md order",
 
     auto lines = lines_of(first);
     REQUIRE(lines.size() == 1 + 5 + 1 + 2 + 1);
-    CHECK(lines.front().rfind(R"({"type":"header","format":"tmasim-trace","version":3,)", 0) == 0);
+    CHECK(lines.front().rfind(R"({"type":"header","format":"tmasim-trace","version":4,)", 0) == 0);
     CHECK(lines[1].rfind(R"({"type":"event","op":0,"name":"",)", 0) == 0);
     CHECK(lines[1].find("model_only") == std::string::npos);  // version 3: absent when false
     CHECK(lines[4].find(R"("what":"phase_flip")") != std::string::npos);
@@ -105,8 +106,8 @@ TEST_CASE("the reader rejects other formats, versions and inconsistent lines", "
         return joined(copy);
     };
     CHECK_THROWS_WITH(parsed(""), "mem.jsonl:0: empty file, not a tmasim trace");
-    CHECK_THROWS_WITH(parsed(with_line(0, R"("version":3)", R"("version":4)")),
-                      Catch::Contains("mem.jsonl:1: trace format version 4 is not supported"));
+    CHECK_THROWS_WITH(parsed(with_line(0, R"("version":4)", R"("version":5)")),
+                      Catch::Contains("mem.jsonl:1: trace format version 5 is not supported"));
     CHECK_THROWS_WITH(parsed(with_line(0, "tmasim-trace", "other")), Catch::Contains("mem.jsonl:1: not a tmasim"));
     CHECK_THROWS_WITH(parsed(with_line(1, R"("t":10)", R"("t":11,"bogus":1)")),
                       Catch::Contains("mem.jsonl:2: event: unknown key 'bogus'"));
@@ -143,9 +144,10 @@ TEST_CASE("a trace with an image of kSidecarMinBytes puts its images of 4 KiB on
     std::getline(in, header);
     while (std::getline(in, line))
         if (line.rfind(R"({"type":"memory")", 0) == 0) memory_lines += line + "\n";
-    CHECK(header.find(R"("version":3,)") != std::string::npos);
-    CHECK(memory_lines.find(R"("name":"big","space":"global","cta":0,"size":1048576,"fnv1a64":")") !=
-          std::string::npos);
+    CHECK(header.find(R"("version":4,)") != std::string::npos);
+    // From kXxh64MinBytes on an image is hashed with XXH64 (version 4), below with FNV-1a.
+    CHECK(memory_lines.find(R"("name":"big","space":"global","cta":0,"size":1048576,"xxh64":")" +
+                            xxh64_hex(big.data(), big.size()) + "\"") != std::string::npos);
     CHECK(memory_lines.find(R"("sidecar":"tmasim_test_sidecar.jsonl.mem","offset":0})") != std::string::npos);
     CHECK(memory_lines.find(R"("sidecar":"tmasim_test_sidecar.jsonl.mem","offset":1048576})") != std::string::npos);
     // The small images stay inline.
@@ -175,18 +177,18 @@ TEST_CASE("a large image equal to its declared init is written as its size and h
     r.memory.insert(r.memory.begin(), input);
     const std::string path = "/tmp/tmasim_test_digest.jsonl";
     write_trace_file(r, path);
-    const std::string hash = fnv1a64_hex(input.bytes.data(), input.bytes.size());
+    const std::string hash = xxh64_hex(input.bytes.data(), input.bytes.size());
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
-    CHECK(text.str().find(R"({"type":"memory","name":"input","space":"global","cta":0,"size":1048576,"fnv1a64":")" +
+    CHECK(text.str().find(R"({"type":"memory","name":"input","space":"global","cta":0,"size":1048576,"xxh64":")" +
                           hash + R"(","init_unchanged":true})") != std::string::npos);
     CHECK(!std::ifstream(sidecar_path_of(path)).good());  // the rest is small: inline
     const RunResult back = read_trace(path);
     REQUIRE(back.memory.front().digest_only);
     CHECK(back.memory.front().bytes.empty());
     CHECK(image_size(back.memory.front()) == kSidecarMinBytes);
-    CHECK(image_fnv1a64(back.memory.front()) == hash);
+    CHECK(image_hash(back.memory.front()) == ImageHash{"xxh64", hash});
     // Written again from what was read: the same text.
     CHECK(written(back) == text.str());
 
@@ -253,7 +255,7 @@ TEST_CASE("an event line reads the same on the reader's fast path and in any oth
     // in version 3 (no key) as in version 2 (with it).
     const std::string v3_header = lines_of(written(sample_run())).front();
     std::string v2_header = v3_header;
-    v2_header.replace(v2_header.find(R"("version":3,)"), 12, R"("version":2,)");
+    v2_header.replace(v2_header.find(R"("version":4,)"), 12, R"("version":2,)");
     const std::string tail = R"({"type":"outcome","outcome":"ok"})";
     const std::vector<std::pair<std::string, std::string>> spellings{
         {v2_header, R"({"type":"event","key":"op3[2,0]@cta5.w1.l0:state","op":3,"name":"tma.load","iters":[2,0],"cta":5,"warp":1,"lane":0,"kind":"state","t":77,"t_ns":9,"model_only":true,"what":"complete_tx","detail":{"a":"1","bytes":"256"}})"},
