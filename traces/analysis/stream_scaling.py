@@ -106,6 +106,8 @@ for case in args.case:
             span_ns = float(extra["kernel_span_ns"])
         except (ValueError, KeyError):
             print(f"{case} at {ctas} CTAs: the model run gave no kernel span: {r.stderr.strip()[:200]}")
+            if args.max_error is not None and ctas >= args.from_ctas:
+                failed.append(f"{case} at {ctas} CTAs (no model span)")
             continue
         model = CASES[case][2] * tiles / span_ns  # bytes/ns = GB/s, per CTA
         dev, ref = bw["untraced"] / ctas, bw["reference"] / ctas
