@@ -231,29 +231,31 @@ void initial_elements(const GlobalTensor& t, int64_t first, int64_t count, uint8
     }
 }
 
-std::vector<uint8_t> initial_bytes(const GlobalTensor& t) {
-    std::vector<uint8_t> bytes = reserved_bytes(static_cast<size_t>(t.size_bytes()));
+namespace {
+// The tensor's declared initial bytes, a block of elements at a time, to `use(data, size)`:
+// a full-chip input is hundreds of MB, never needed whole to be appended or hashed.
+template <typename Use>
+void for_each_initial_block(const GlobalTensor& t, Use&& use) {
     const int64_t n = t.num_elements(), esize = dtype_size(t.type);
-    // A block at a time, appended: no zeroing pass over hundreds of MB first.
     constexpr int64_t kBlockElements = 4096;
     uint8_t block[kBlockElements * 8];
     for (int64_t e = 0; e < n; e += kBlockElements) {
         const int64_t count = std::min(n - e, kBlockElements);
         initial_elements(t, e, count, block);
-        bytes.insert(bytes.end(), block, block + count * esize);
+        use(block, static_cast<size_t>(count * esize));
     }
+}
+}  // namespace
+
+std::vector<uint8_t> initial_bytes(const GlobalTensor& t) {
+    // Appended block by block: no zeroing pass over hundreds of MB first.
+    std::vector<uint8_t> bytes = reserved_bytes(static_cast<size_t>(t.size_bytes()));
+    for_each_initial_block(t, [&](const uint8_t* data, size_t size) { bytes.insert(bytes.end(), data, data + size); });
     return bytes;
 }
 
 void hash_initial_bytes(const GlobalTensor& t, Xxh64& hash) {
-    const int64_t n = t.num_elements(), esize = dtype_size(t.type);
-    constexpr int64_t kBlockElements = 4096;
-    uint8_t block[kBlockElements * 8];
-    for (int64_t e = 0; e < n; e += kBlockElements) {
-        const int64_t count = std::min(n - e, kBlockElements);
-        initial_elements(t, e, count, block);
-        hash.update(block, static_cast<size_t>(count * esize));
-    }
+    for_each_initial_block(t, [&](const uint8_t* data, size_t size) { hash.update(data, size); });
 }
 
 std::string fnv1a64_hex(const void* data, size_t n) {

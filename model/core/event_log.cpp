@@ -9,18 +9,6 @@
 namespace tmasim::model {
 
 namespace {
-TraceEvent make_event(const EventSite& s, EventKind kind, int64_t t) {
-    TraceEvent e;
-    e.op = s.op;
-    e.iters = s.iters;
-    e.cta = s.cta;
-    e.warp = s.warp;
-    e.lane = s.lane;
-    e.kind = kind;
-    e.t = t;
-    return e;
-}
-
 TraceEvent make_event(EventSite&& s, EventKind kind, int64_t t) {
     TraceEvent e;
     e.op = s.op;
@@ -32,6 +20,8 @@ TraceEvent make_event(EventSite&& s, EventKind kind, int64_t t) {
     e.t = t;
     return e;
 }
+
+TraceEvent make_event(const EventSite& s, EventKind kind, int64_t t) { return make_event(EventSite(s), kind, t); }
 
 int severity(Outcome o) {
     switch (o) {
