@@ -16,10 +16,11 @@ usage (from the repository root):
   traces/analysis/fit_hbm_share.py [--gpu NVIDIA-H200] [--tmasim build/cli/tmasim] [--tiles 128]
 Stdlib only.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, os, re, shutil, sys, tempfile
 
-ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
-TILE_BYTES = 16384
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_scaling import ARCH_OF_GPU, model_gbps_per_cta  # noqa: E402
+
 CANDIDATES = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 
 ap = argparse.ArgumentParser()
@@ -44,24 +45,13 @@ def probe_rows(gpu):
     return rows
 
 
-def scenario(ctas, tiles):
-    text = open("scenarios/catalog/bench/bulk_stream.yaml").read()
-    text = text.replace("grid: [1]", f"grid: [{ctas}]")
-    text = text.replace("cta*2097152", f"cta*{tiles * 4096}")
-    text = re.sub(r"shape: \[32768\], init", f"shape: [{ctas * tiles * 4096}], init", text)
-    loop = re.search(r"var: t\n(\s+)count: (\d+)", text)
-    return text[:loop.start()] + f"var: t\n{loop.group(1)}count: {tiles - 4}" + text[loop.end():]
-
-
 def model_per_cta(arch_dir, arch, ctas, tmp):
-    path = os.path.join(tmp, f"bulk_{ctas}.yaml")
-    with open(path, "w") as fh:
-        fh.write(scenario(ctas, args.tiles))
     env = dict(os.environ, TMASIM_ARCH_DIR=arch_dir)
-    r = subprocess.run([args.tmasim, "run", "-b", "model", "--arch", arch, "--max-work", "0", path, "--json"],
-                       capture_output=True, text=True, env=env)
-    span_ns = float(json.loads(r.stdout)["provenance"]["extra"]["kernel_span_ns"])
-    return TILE_BYTES * args.tiles / span_ns
+    bw, error = model_gbps_per_cta(args.tmasim, arch, "bulk_stream", ctas, args.tiles,
+                                   os.path.join(tmp, f"bulk_{ctas}.yaml"), env=env)
+    if bw is None:
+        sys.exit(f"bulk_stream at {ctas} CTAs: the model run gave no kernel span: {error[:200]}")
+    return bw
 
 
 arch = ARCH_OF_GPU[args.gpu]

@@ -14,17 +14,10 @@ usage (from the repository root):
   traces/analysis/stream_scaling.py [--gpu NVIDIA-H200] [--case tma_stream ...] [--tmasim build/cli/tmasim]
 Stdlib only.
 """
-import argparse, json, os, re, subprocess, sys, tempfile
+import argparse, os, re, sys, tempfile
 
-ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
-# Per case: the per-CTA region constant in the catalog scenario, elements per 16 KiB tile in
-# that global's first dimension, bytes into shared memory per tile, loop over t is tiles - 4.
-CASES = {
-    "tma_stream": ("32768", 64, 16384, True),
-    "bulk_stream": ("2097152", 4096, 16384, True),
-    "ldgsts_stream": ("2097152", 4096, 16384, True),
-    "tma_round_trip": ("32768", 64, 2 * 16384, False),
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_scaling import ARCH_OF_GPU, CASES, model_gbps_per_cta  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--tmasim", default="build/cli/tmasim")
@@ -56,20 +49,6 @@ def recorded_rows(gpu):
     return rows
 
 
-def scaled(case, ctas, tiles):
-    region, per_tile, _, less_four = CASES[case]
-    text = open(f"scenarios/catalog/bench/{case}.yaml").read()
-    text = text.replace("grid: [1]", f"grid: [{ctas}]")
-    text = text.replace(f"cta*{region}", f"cta*{tiles * per_tile}")
-    # Each global's first extent: every CTA's region of `tiles` tiles.
-    text = re.sub(r"shape: \[(512|32768)(, 64)?\], init", lambda m: f"shape: [{ctas * tiles * per_tile}{m.group(2) or ''}], init", text)
-    loop = re.search(r"var: t\n(\s+)count: (\d+)", text)
-    if not loop:
-        sys.exit(f"{case}: no loop over t")
-    count = tiles - 4 if less_four else tiles
-    return text[:loop.start()] + f"var: t\n{loop.group(1)}count: {count}" + text[loop.end():]
-
-
 def arch_l2_bytes(arch):
     """The arch config's l2_bytes value."""
     m = re.search(r"\n  l2_bytes:\n    value: ([0-9.e+]+)", open(f"model/arch/{arch}.yaml").read())
@@ -92,24 +71,17 @@ for case in args.case:
         if name != case or "untraced" not in bw:
             continue
         tiles = args.tiles or (512 if ctas <= 16 else 64)
-        path = os.path.join(tmp, f"{case}_{ctas}.yaml")
-        with open(path, "w") as fh:
-            fh.write(scaled(case, ctas, tiles))
         # The benchmark times repeated launches over the same data: a launch finds in L2 what
         # the one before read where the recorded run's footprint fits (its 512 tiles per CTA,
         # not the shortened model run's).
         warm = ctas * RECORDED_TILES * CASES[case][2] <= l2_bytes
-        r = subprocess.run([args.tmasim, "run", "-b", "model", "--arch", arch, "--max-work", "0", path, "--json",
-                            "--l2", "warm" if warm else "cold"], capture_output=True, text=True)
-        try:
-            extra = json.loads(r.stdout)["provenance"]["extra"]
-            span_ns = float(extra["kernel_span_ns"])
-        except (ValueError, KeyError):
-            print(f"{case} at {ctas} CTAs: the model run gave no kernel span: {r.stderr.strip()[:200]}")
+        model, error = model_gbps_per_cta(args.tmasim, arch, case, ctas, tiles, os.path.join(tmp, f"{case}_{ctas}.yaml"),
+                                          ["--l2", "warm" if warm else "cold"])
+        if model is None:
+            print(f"{case} at {ctas} CTAs: the model run gave no kernel span: {error[:200]}")
             if args.max_error is not None and ctas >= args.from_ctas:
                 failed.append(f"{case} at {ctas} CTAs (no model span)")
             continue
-        model = CASES[case][2] * tiles / span_ns  # bytes/ns = GB/s, per CTA
         dev, ref = bw["untraced"] / ctas, bw["reference"] / ctas
         print(f"{case:16s} {ctas:5d} {tiles:5d} {'warm' if warm else 'cold':>4s} {model:15.1f} {dev:9.1f} "
               f"{100 * (model - dev) / dev:6.1f}% {ref:9.1f} {100 * (model - ref) / ref:6.1f}%")
