@@ -80,7 +80,7 @@ private:
     // a hang in the current op stores before it exits.
     std::string read_word(const std::string& clock, const char* what);  // what: "begins" or "ends"
     // Who stores the words: the elected lane, one store per word (anywhere), or, with the whole
-    // warp present, lane j word j in one store instruction.
+    // warp present and the words in global memory, lane j word j in one store instruction.
     enum class WordStorers { elected_lane, whole_warp };
     void emit_word_stores(WordStorers who);
     void store_pending_words(WordStorers who);

@@ -149,9 +149,8 @@ void KernelWriter::emit_one_thread_run(const std::vector<Op>& ops, size_t begin,
 }
 
 // The clock read after a barrier must wait for its release. A store does (the warp issues it
-// only then), and words kept in shared memory have to be stored anyway: stored here (by the
-// warp's lanes in one instruction, the lane whose clock is recorded among them: lane 0 of a
-// converged warp), they hold its read at no extra cost (an H100's one-CTA TMA
+// only then), and words kept in shared memory have to be stored anyway: stored here, by the
+// lane whose clock is recorded, they hold its read at no extra cost (an H100's one-CTA TMA
 // stream: traced/untraced 1.09 with a __syncwarp, 1.03 with the store, `bench
 // executor-overhead`, 2026-11-26). Words in global memory wait for the loop's end instead,
 // where the warp stores them in one instruction (emit_word_stores), and a __syncwarp holds
@@ -218,37 +217,18 @@ std::string KernelWriter::read_word(const std::string& clock, const char* what) 
     return fmt::format("tbuf[{}] = (unsigned){};  // op {} {}", pending_++, clock, current_op_->id, what);
 }
 
-// The word lane j stores (tbuf[first + j], j < n) as a tree of selects on the lane's bits below
-// 1 << bits: depth log2(n), where a chain `lane == 0 ? .. : lane == 1 ? ..` is n - 1 dependent
-// selects that hold the store, and the clock read after it, behind them.
-static std::string word_of_lane(int first, int n, int bits) {
-    if (n == 1) return fmt::format("tbuf[{}]", first);
-    const int half = 1 << (bits - 1);
-    if (n <= half) return word_of_lane(first, n, bits - 1);
-    return fmt::format("((lane & {}) ? {} : {})", half, word_of_lane(first + half, n - half, bits - 1),
-                       word_of_lane(first, half, bits - 1));
-}
-
 void KernelWriter::emit_word_stores(WordStorers who) {
     if (pending_ == 0) return;
-    // With the whole warp here, lane j stores word j, all in one store instruction (every lane
-    // read the same clocks). The number of store instructions is what tracing costs: the
-    // one-CTA cp.async stream on an H100 took 1.25x its untraced time with one global store per
-    // word, 1.02 with no stores in its loop (`bench executor-overhead --variant`, 2026-11-26);
-    // and where several warps store their words in shared memory at once (warpspec/: 8 consumer
-    // warps, 11-16 words each at a barrier or a loop boundary), one st.shared per word queued
-    // each warp's next shared load behind the others' stores, 200-250 cycles for a load that
-    // takes 40 alone. Elsewhere (a wait's hang path, where only some lanes are) the elected
-    // lane stores them one by one, as it does in a block whose last warp lacks lanes.
-    if (who == WordStorers::whole_warp && pending_ > 1 && s_.launch.block % 32 == 0) {
-        int bits = 0;
-        while ((1 << bits) < pending_) ++bits;
-        const std::string word = word_of_lane(0, pending_, bits);
-        const int64_t first = segment_ - pending_;
-        if (words_in_ == TraceWordsIn::global)
-            line(fmt::format("if (lane < {}) st_global_u32(tw + {} + lane, {});", pending_, first, word));
-        else
-            line(fmt::format("if (lane < {}) st_shared_u32(tw + {}u + 4u * (unsigned)lane, {});", pending_, 4 * first, word));
+    // Words in global memory, with the whole warp here: lane j stores word j, all in one store
+    // instruction (every lane read the same clocks). The number of store instructions is what
+    // tracing the one-CTA cp.async stream cost on an H100: 1.25x its untraced time with one
+    // store per word, 1.02 with no stores in its loop (`bench executor-overhead --variant`,
+    // 2026-11-26). Elsewhere (a wait's hang path, where only some lanes are, or words in shared
+    // memory) the elected lane stores them one by one.
+    if (who == WordStorers::whole_warp && words_in_ == TraceWordsIn::global && pending_ > 1) {
+        std::string word = fmt::format("tbuf[{}]", pending_ - 1);
+        for (int j = pending_ - 2; j >= 0; --j) word = fmt::format("lane == {} ? tbuf[{}] : {}", j, j, word);
+        line(fmt::format("if (lane < {}) st_global_u32(tw + {} + lane, {});", pending_, segment_ - pending_, word));
         return;
     }
     std::string stores = "if (lane == (int)leader_lane) {";

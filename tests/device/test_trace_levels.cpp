@@ -70,10 +70,9 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
     // The steady loop's three words (in global memory here), stored at its end by three lanes in
-    // one store instruction, each lane's word picked by its lane bits; a __syncwarp holds the
-    // sync's clock read.
-    CHECK(all.find("if (lane < 3) st_global_u32(tw + 0 + lane, ((lane & 2) ? tbuf[2] : ((lane & 1) ? tbuf[1] : "
-                   "tbuf[0])));\n            tw += 3;") != std::string::npos);
+    // one store instruction; a __syncwarp holds the sync's clock read.
+    CHECK(all.find("if (lane < 3) st_global_u32(tw + 0 + lane, lane == 0 ? tbuf[0] : lane == 1 ? tbuf[1] : "
+                   "tbuf[2]);\n            tw += 3;") != std::string::npos);
     // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
     CHECK(all.find("tw += 9;") != std::string::npos);
@@ -99,8 +98,7 @@ TEST_CASE("a timed barrier's clock read waits for the release: a store or a __sy
                     if (clock == std::string::npos) continue;  // the kernel's final barrier
                     const std::string between = src.substr(at, clock - at);
                     if (between.find("trace_exit(") != std::string::npos) continue;
-                    const bool store = between.find("if (lane == (int)leader_lane) { st_shared_u32(") != std::string::npos ||
-                                       between.find(") st_shared_u32(tw + ") != std::string::npos;
+                    const bool store = between.find("if (lane == (int)leader_lane) { st_shared_u32(") != std::string::npos;
                     const bool syncwarp = between.find("trace_after_barrier();") != std::string::npos;
                     CHECK((store || syncwarp));
                     if (store) CHECK(words_in == TraceWordsIn::shared);
