@@ -28,6 +28,7 @@ const std::vector<ParamEntry>& param_table() {
         {"kernel_prologue_cycles", &TimingParams::kernel_prologue_cycles},
         {"trace_probe_cycles", &TimingParams::trace_probe_cycles},
         {"issue_cycles", &TimingParams::issue_cycles},
+        {"predicate_select_cycles", &TimingParams::predicate_select_cycles},
         {"mbarrier_init_cycles", &TimingParams::mbarrier_init_cycles},
         {"mbarrier_arrive_cycles", &TimingParams::mbarrier_arrive_cycles},
         {"mbarrier_expect_tx_cycles", &TimingParams::mbarrier_expect_tx_cycles},

@@ -13,6 +13,7 @@ struct TimingParams {
     double kernel_prologue_cycles = 0;       // kernel entry to the first op of a warp
     double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)
     double issue_cycles = 0;                 // a plain instruction (fences aside)
+    double predicate_select_cycles = 0;      // an op `by` a predicate: the vote and branch that pick its threads
     double mbarrier_init_cycles = 0;
     double mbarrier_arrive_cycles = 0;
     double mbarrier_expect_tx_cycles = 0;

@@ -13,6 +13,12 @@ Overall: the median and the p90 over traces of the per-trace median error. With 
 the run fails (exit 1) when either is more than 0.5 points worse than the figures FILE
 records for this GPU and split; --write-baseline FILE records them.
 
+Untraced kernel times: for each scenario of the split also recorded untraced
+(traces/recorded/<gpu>/<folder>_untraced/<name>.jsonl, `tmasim run --trace none`: no per-op
+events, the kernel span only), the model's default prediction (--trace none) against it, the
+relative error of the kernel span; the median and p90 over those scenarios are printed, and
+recorded and checked under "<gpu>/<split>/untraced_kernel" the same way.
+
 usage (from the repository root):
   traces/analysis/model_error_table.py [--gpu NVIDIA-H200] [--split held_out|fitting|all]
       [--tmasim build/cli/tmasim] [--json OUT.json] [--check F.json | --write-baseline F.json]
@@ -48,26 +54,40 @@ def percentile(values, p):
 root = os.path.join("traces/recorded", args.gpu)  # for the messages
 arch = ARCH_OF_GPU[args.gpu]
 tmp = tempfile.mkdtemp()
-rows = {}
-for folder, name, recorded in split_traces(args.gpu, args.split):
-    rel = folder + "/" + name
+
+
+def model_timing(rel, recorded, level):
+    """The timing part of `tmasim diff --json` of the model's run of scenario `rel` at trace
+    level `level` against the recorded trace; None when there is no scenario or the model fails."""
     scen = os.path.join("scenarios/catalog", rel + ".yaml")
     if not os.path.exists(scen):
-        continue
-    level = header(recorded).get("extra", {}).get("trace_level", "all")
-    out = os.path.join(tmp, rel.replace("/", "_") + ".jsonl")
+        return None
+    out = os.path.join(tmp, rel.replace("/", "_") + "." + level + ".jsonl")
     r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, scen,
                         "-o", out, "-q"], capture_output=True, text=True)
     if not os.path.exists(out):
         print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)
-        continue
+        return None
     dj = subprocess.run([args.tmasim, "diff", "--json", out, recorded], capture_output=True, text=True)
-    t = json.loads(dj.stdout)["timing"]
-    if t["events"]["paired"] == 0:
+    return json.loads(dj.stdout)["timing"]
+
+
+rows, untraced = {}, {}
+for folder, name, recorded in split_traces(args.gpu, args.split):
+    rel = folder + "/" + name
+    level = header(recorded).get("extra", {}).get("trace_level", "all")
+    t = model_timing(rel, recorded, level)
+    if t is None or t["events"]["paired"] == 0:
         continue
     span = t.get("kernel_span_ns", {}).get("rel_err", -1)
     rows[rel] = {"median": 100 * t["events"]["median_rel_err"], "p90": 100 * t["events"]["p90_rel_err"],
                  "kernel": 100 * span if span >= 0 else None, "trace_level": level}
+    plain = os.path.join(root, folder + "_untraced", name + ".jsonl")
+    if os.path.exists(plain):
+        u = model_timing(rel, plain, "none")
+        span = (u or {}).get("kernel_span_ns", {})
+        if span.get("rel_err", -1) >= 0:
+            untraced[rel] = {"kernel": 100 * span["rel_err"], "model_ns": span.get("a"), "device_ns": span.get("b")}
 
 if not rows:
     sys.exit(f"no traces of split {args.split} under {root} have a catalog scenario")
@@ -82,22 +102,41 @@ overall = {"traces": len(rows), "median": round(statistics.median(medians), 2),
            "p90": round(percentile(medians, 0.9), 2)}
 print(f"per-trace median relative error over {overall['traces']} traces ({args.gpu}, {args.split}): "
       f"median {overall['median']:.1f}%, p90 {overall['p90']:.1f}%")
+figures = {f"{args.gpu}/{args.split}": overall}
+if untraced:
+    print()
+    print(f"untraced kernel time, model --trace none against {root}/<folder>_untraced, split {args.split}: "
+          f"{len(untraced)} scenarios")
+    print(f"{'scenario':48s} {'model':>8s} {'device':>8s} {'error':>7s}")
+    for k in sorted(untraced):
+        v = untraced[k]
+        print(f"{k:48s} {v['model_ns']:6d}ns {v['device_ns']:6d}ns {v['kernel']:6.1f}%")
+    errs = [v["kernel"] for v in untraced.values()]
+    plain = {"traces": len(errs), "median": round(statistics.median(errs), 2), "p90": round(percentile(errs, 0.9), 2)}
+    print(f"untraced kernel-time relative error over {plain['traces']} scenarios ({args.gpu}, {args.split}): "
+          f"median {plain['median']:.1f}%, p90 {plain['p90']:.1f}%")
+    figures[f"{args.gpu}/{args.split}/untraced_kernel"] = plain
 if args.json:
     with open(args.json, "w") as fh:
-        json.dump(rows, fh, indent=1, sort_keys=True)
-key = f"{args.gpu}/{args.split}"
+        json.dump({"traced": rows, "untraced_kernel": untraced}, fh, indent=1, sort_keys=True)
 if args.write_baseline:
     base = json.load(open(args.write_baseline)) if os.path.exists(args.write_baseline) else {}
-    base[key] = overall
+    base.update(figures)
     with open(args.write_baseline, "w") as fh:
         json.dump(base, fh, indent=1, sort_keys=True)
         fh.write("\n")
 if args.check:
-    base = json.load(open(args.check)).get(key)
-    if base is None:
-        sys.exit(f"{args.check} records nothing for {key}")
-    worse = [m for m in ("median", "p90") if overall[m] > base[m] + SLACK]
-    if worse:
-        print(f"WORSE than {args.check} ({key}: median {base['median']}%, p90 {base['p90']}%): {', '.join(worse)}")
+    recorded = json.load(open(args.check))
+    failed = False
+    for key, now in figures.items():
+        base = recorded.get(key)
+        if base is None:
+            sys.exit(f"{args.check} records nothing for {key}")
+        worse = [m for m in ("median", "p90") if now[m] > base[m] + SLACK]
+        if worse:
+            print(f"WORSE than {args.check} ({key}: median {base['median']}%, p90 {base['p90']}%): {', '.join(worse)}")
+            failed = True
+        else:
+            print(f"not worse than {args.check} ({key}: median {base['median']}%, p90 {base['p90']}%)")
+    if failed:
         sys.exit(1)
-    print(f"not worse than {args.check} ({key}: median {base['median']}%, p90 {base['p90']}%)")

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Records what the held-out timing check needs from one GPU (traces/recorded/SPLIT.yaml,
+# traces/analysis/model_error_table.py): the held-out folders traced (default trace level) and
+# untraced (--trace none, kernel spans only), each untraced scenario three times so run-to-run
+# spread can be seen next to the model's error. Run on the device machine from the repo root,
+# with the binaries of .gpu/ (device/scripts/gpu_session.sh says how they travel).
+#   usage: device/scripts/record_held_out.sh [FOLDER...]   (default: the held-out folders but bench,
+#          whose untraced runs come from `tmasim bench executor-overhead`'s scenarios)
+# Output: $OUT/held_<gpu>.tar.gz with <gpu>/<folder>/ (traced), <gpu>/<folder>_untraced/,
+# untraced_repeats.txt (scenario, kernel span of runs 1-3 in ns) and provenance.txt.
+# Scenarios expected to hang are left out of the untraced runs (a hang waits for the watchdog).
+set -uo pipefail
+export TMASIM_ARCH_DIR=$PWD/model/arch LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+[ $# -gt 0 ] || set -- oob pipelines races warpspec
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
+work=/tmp/held; r=$work/$gpu
+rm -rf "$work"; mkdir -p "$r"
+echo "commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown) $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader)" | tee "$work/provenance.txt"
+span() { grep -o '"kernel_span_ns":"[0-9]*"' "$1" 2>/dev/null | cut -d'"' -f4; }
+for folder in "$@"; do
+  mkdir -p "$r/$folder" "$r/${folder}_untraced" "$work/rep2/$folder" "$work/rep3/$folder"
+  .gpu/tmasim run "scenarios/catalog/$folder" --backend device -o "$r/$folder" 2>&1 | tail -1
+  for s in scenarios/catalog/$folder/*.yaml; do
+    grep -q "outcome: hang" "$s" && continue
+    name=$(basename "$s" .yaml)
+    .gpu/tmasim run "$s" --backend device --trace none -o "$r/${folder}_untraced/$name.jsonl" -q >/dev/null 2>&1
+    .gpu/tmasim run "$s" --backend device --trace none -o "$work/rep2/$folder/$name.jsonl" -q >/dev/null 2>&1
+    .gpu/tmasim run "$s" --backend device --trace none -o "$work/rep3/$folder/$name.jsonl" -q >/dev/null 2>&1
+    printf '%-48s %s %s %s\n' "$folder/$name" "$(span "$r/${folder}_untraced/$name.jsonl")" \
+      "$(span "$work/rep2/$folder/$name.jsonl")" "$(span "$work/rep3/$folder/$name.jsonl")" >>"$work/untraced_repeats.txt"
+  done
+done
+rm -rf "$work/rep2" "$work/rep3"
+tar czf "${OUT:-/tmp}/held_$gpu.tar.gz" -C "$work" .
+cat "$work/untraced_repeats.txt"
