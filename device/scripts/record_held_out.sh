@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Records what the held-out timing check needs from one GPU (traces/recorded/SPLIT.yaml,
+# Records what the timing checks need from one GPU (traces/recorded/SPLIT.yaml,
 # traces/analysis/model_error_table.py): the held-out folders traced (default trace level) and
 # untraced (--trace none, kernel spans only), each untraced scenario three times so run-to-run
 # spread can be seen next to the model's error. Run on the device machine from the repo root,
@@ -9,6 +9,8 @@
 # Output: $OUT/held_<gpu>.tar.gz with <gpu>/<folder>/ (traced), <gpu>/<folder>_untraced/,
 # untraced_repeats.txt (scenario, kernel span of runs 1-3 in ns) and provenance.txt.
 # Scenarios expected to hang are left out of the untraced runs (a hang waits for the watchdog).
+# UNTRACED_ONLY=1 skips the traced batch: the fitting folders' untraced runs, whose traced
+# recordings the arch configs were fitted on and stay as they are.
 set -uo pipefail
 export TMASIM_ARCH_DIR=$PWD/model/arch LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 [ $# -gt 0 ] || set -- oob pipelines races warpspec
@@ -19,7 +21,7 @@ echo "commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown) $(date -u '+%Y-%m-%d
 span() { grep -o '"kernel_span_ns":"[0-9]*"' "$1" 2>/dev/null | cut -d'"' -f4; }
 for folder in "$@"; do
   mkdir -p "$r/$folder" "$r/${folder}_untraced" "$work/rep2/$folder" "$work/rep3/$folder"
-  .gpu/tmasim run "scenarios/catalog/$folder" --backend device -o "$r/$folder" 2>&1 | tail -1
+  [ -n "${UNTRACED_ONLY:-}" ] || .gpu/tmasim run "scenarios/catalog/$folder" --backend device -o "$r/$folder" 2>&1 | tail -1
   for s in scenarios/catalog/$folder/*.yaml; do
     grep -q "outcome: hang" "$s" && continue
     name=$(basename "$s" .yaml)
