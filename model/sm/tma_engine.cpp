@@ -43,11 +43,12 @@ int64_t TmaEngine::latency_for(const TmaRequest& r, bool& through_dram) {
     for (const auto& [first, last] : bytes_of(r).residency_ranges())
         resident = cta_.run().global.touch(r.tensor, first, last) && resident;
     const TimingParams& tp = cta_.run().timing;
-    // Stores (reduces and scatters too) are absorbed by L2 (write-back); loads and
-    // prefetches pay HBM latency on lines not seen yet, and leave them resident.
-    const bool from_l2 = resident || writes_global(r.kind);
+    // Stores (reduces and scatters too) are absorbed by L2 (write-back): done once L2 has
+    // them, sooner than a load's round trip; loads and prefetches pay HBM latency on lines
+    // not seen yet, and leave them resident.
     through_dram = !resident || writes_global(r.kind);
-    return whole_cycles(from_l2 ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
+    if (writes_global(r.kind)) return whole_cycles(tp.tma_store_latency_cycles);
+    return whole_cycles(resident ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
 }
 
 RequestBytes TmaEngine::bytes_of(const TmaRequest& r) { return RequestBytes(r, cta_.run().global.tensor(r.tensor)); }
