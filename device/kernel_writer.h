@@ -70,6 +70,7 @@ private:
     std::string guard_arg() const;
     void emit_run_op_comment(const Op& op, bool own_word);
     void hold_clock_after_barrier();
+    std::string hang_context_fill() const;  // the wait's slow path: the context's constants, once
     void emit_loop(const Op& op);
     bool unrolls(const Op& loop) const;
     void emit_unrolled_loop(const Op& loop);

@@ -112,6 +112,7 @@ void KernelWriter::emit_wait(const Op& op) {
     // call kept the multicast stream at 0.85 of the hand-written speed (kernel_abi.cpp).
     if (level_ != TraceLevel::none) emit_word_stores(WordStorers::elected_lane);  // some lanes only
     const bool words_in_shared = level_ != TraceLevel::none && words_in_ == TraceWordsIn::shared;
+    line(hang_context_fill());
     line(site + fmt::format(" hang_ctx.hang_word = (unsigned)(tw - tw_first){} + {}u;", words_in_shared ? " / 4u" : "",
                             segment_));
     line(fmt::format("mbarrier_wait_parity_or_exit({}, parity, watchdog_ns, &hang_ctx);", bar.addr));
