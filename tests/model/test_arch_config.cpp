@@ -57,7 +57,7 @@ TEST_CASE("arch: both shipped configs load, with a source for every number", "[m
         CHECK(c.timing().tma_bytes_per_cycle == 110);  // measured on the H200, same TMA unit
         CHECK(c.timing().sync_cycles == 78);
         // The register tracer's per-op cost, fitted per GPU (traces/analysis/fit_probe_cycles.py).
-        CHECK(c.timing().trace_probe_cycles == (name == "h200" ? 45 : 0));
+        CHECK(c.timing().trace_probe_cycles == (name == "h200" ? 15 : 20));
         CHECK(c.timing().hbm_bytes_per_cycle > 1000);   // the chip's HBM, ~14x one SM's TMA port
         CHECK(c.timing().predicate_select_cycles == 26);  // calibrate/warps_shared_access on each GPU
         CHECK(c.sources().size() == 68);  // 35 + predicate_select + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
