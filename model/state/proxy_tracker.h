@@ -126,6 +126,9 @@ private:
     std::vector<uint32_t> cp_waited_;             // per thread, latest cp.async time its waits covered
     std::vector<VectorClock> known_at_fence_;     // the thread's row at its latest fence
     std::vector<Granule> granules_;
+    // [first, end) granules any generic_write reached (empty: none): the only ones whose
+    // state an async write can change as check_async_read sees it.
+    int64_t generic_first_ = 0, generic_end_ = 0;
     std::vector<uint8_t> live_block_;                     // per block of kBlockAgents agents
     std::vector<std::pair<size_t, size_t>> live_spans_;  // [first, end) agents of live blocks
     // The last acquire: rows equal to `from` that learn `released` become `to`. Held as

@@ -23,6 +23,25 @@ TEST_CASE("proxy: writers fence, then sync: safe (B12 a)", "[model][proxy]") {
     CHECK_FALSE(p.check_async_read(0, 0, 8));
 }
 
+TEST_CASE("proxy: an async write clears exactly the generic granules it overlaps", "[model][proxy]") {
+    // Async writes touch only the span generic writes reached; one that covers part of it,
+    // or lies wholly outside, must leave the rest as it was.
+    ProxyTracker p(2, 256);
+    p.generic_write(1, 16, 8, 3);   // granules 4-5
+    p.generic_write(1, 64, 16, 5);  // granules 16-19
+    p.async_write(128, 64, 7);      // outside every generic write
+    p.async_write(20, 48, 7);       // granules 5-16
+    const auto v = p.check_async_read(0, 0, 256);
+    REQUIRE(v);
+    CHECK(v->first_byte == 16);
+    CHECK(v->last_byte == 79);
+    CHECK(v->ops == std::vector<int>{3, 5});
+    CHECK_FALSE(p.check_async_read(0, 20, 48));
+    CHECK(p.check_async_read(0, 16, 4));
+    CHECK(p.check_async_read(0, 68, 12));
+    CHECK_THROWS_AS(p.async_write(250, 8, 7), std::out_of_range);
+}
+
 TEST_CASE("proxy: sync, then the issuer fences: safe (B12 b)", "[model][proxy]") {
     ProxyTracker p = two_writers();
     p.cta_sync({0, 1, 2, 3});
