@@ -42,6 +42,30 @@ TEST_CASE("proxy: an async write clears exactly the generic granules it overlaps
     CHECK_THROWS_AS(p.async_write(250, 8, 7), std::out_of_range);
 }
 
+TEST_CASE("proxy: before any generic write, reads find nothing and ranges outside throw", "[model][proxy]") {
+    // The granules are made on the first generic write; until then the checks answer as
+    // the all-none granules did, out_of_range (with the vector's own text) included.
+    ProxyTracker p(2, 64);
+    p.async_write(0, 64, 1);
+    CHECK_FALSE(p.check_async_read(0, 0, 64));
+    CHECK_THROWS_AS(p.check_async_read(0, 60, 8), std::out_of_range);
+    CHECK_THROWS_AS(p.check_async_read(0, -8, 4), std::out_of_range);
+    std::string lazy, made;
+    try {
+        p.check_async_read(0, 60, 8);
+    } catch (const std::out_of_range& e) {
+        lazy = e.what();
+    }
+    p.generic_write(1, 0, 4, 2);
+    try {
+        p.check_async_read(0, 60, 8);
+    } catch (const std::out_of_range& e) {
+        made = e.what();
+    }
+    CHECK(!lazy.empty());
+    CHECK(lazy == made);
+}
+
 TEST_CASE("proxy: sync, then the issuer fences: safe (B12 b)", "[model][proxy]") {
     ProxyTracker p = two_writers();
     p.cta_sync({0, 1, 2, 3});
