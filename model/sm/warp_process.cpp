@@ -69,12 +69,20 @@ std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
 }
 
 const WarpProcess::OpLanes& WarpProcess::lanes_of(const Op& op) {
+    const size_t id = static_cast<size_t>(op.id);
+    if (op.id >= 0 && id < lanes_by_id_.size() && lanes_by_id_[id].first == &op) return *lanes_by_id_[id].second;
     auto it = lanes_.find(&op);
-    if (it != lanes_.end()) return it->second;
-    OpLanes l;
-    l.lanes = executing_lanes(op);
-    if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
-    return lanes_.emplace(&op, std::move(l)).first->second;
+    if (it == lanes_.end()) {
+        OpLanes l;
+        l.lanes = executing_lanes(op);
+        if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
+        it = lanes_.emplace(&op, std::move(l)).first;
+    }
+    if (op.id >= 0) {
+        if (id >= lanes_by_id_.size()) lanes_by_id_.resize(id + 1, {nullptr, nullptr});
+        lanes_by_id_[id] = {&op, &it->second};
+    }
+    return it->second;
 }
 
 std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {

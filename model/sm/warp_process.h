@@ -98,6 +98,9 @@ private:
     const Op* current_ = nullptr;
     std::map<std::string, std::vector<uint8_t>> tiles_;
     std::unordered_map<const Op*, OpLanes> lanes_;  // lanes_of; nodes stay put as it grows
+    // lanes_ entries by op id, checked against the op's address: a vector read instead of a
+    // hash lookup on every op a warp runs.
+    std::vector<std::pair<const Op*, const OpLanes*>> lanes_by_id_;
 };
 
 }  // namespace tmasim::model

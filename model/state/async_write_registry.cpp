@@ -1,7 +1,7 @@
 #include "model/state/async_write_registry.h"
 
 #include <algorithm>
-#include <map>
+#include <utility>
 
 namespace tmasim::model {
 
@@ -72,14 +72,22 @@ void AsyncWriteRegistry::prune(const ProxyTracker& tracker) {
     // A write no cp.async wait covered is known to every thread when the least any thread
     // knows of its agent reaches its landing: one pass over the threads per agent, not per
     // write (a TMA box lands in 64 chunk writes of one agent).
-    std::map<int, uint32_t> least_known;
+    // The few agents seen so far with their least known time; a landing's chunks come one
+    // after another, so the last one looked up answers most writes.
+    std::vector<std::pair<int, uint32_t>> least_known;
+    size_t last = 0;
+    auto least_of = [&](int agent) {
+        if (last < least_known.size() && least_known[last].first == agent) return least_known[last].second;
+        for (last = 0; last < least_known.size(); ++last)
+            if (least_known[last].first == agent) return least_known[last].second;
+        least_known.emplace_back(agent, tracker.least_known(agent));
+        return least_known[last].second;
+    };
     auto known_by_all = [&](const AsyncWrite& w) {
         if (tracker.num_threads() == 0) return true;
         if (w.wait_covered == 0) {
             if (w.landed == 0) return false;
-            auto it = least_known.find(w.agent);
-            if (it == least_known.end()) it = least_known.emplace(w.agent, tracker.least_known(w.agent)).first;
-            return it->second >= w.landed;
+            return least_of(w.agent) >= w.landed;
         }
         for (int t = 0; t < tracker.num_threads(); ++t)
             if (!known(t, w, tracker)) return false;
