@@ -169,6 +169,7 @@ void CtaModule::try_release_sync() {
     if (!warps) return;
     // barrier.sync orders the generic proxy between all participating threads.
     std::vector<int> threads;
+    threads.reserve(warps->size() * 32);
     for (int w : *warps)
         for (int l = 0; l < 32 && w * 32 + l < num_threads(); ++l) threads.push_back(w * 32 + l);
     tracker_.cta_sync(threads);

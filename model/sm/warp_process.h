@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <systemc>
@@ -56,7 +57,25 @@ public:
     void emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
               const std::map<std::string, std::string>& detail = {});
     void spend(double config_cycles);
-    void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
+    // A borrowed `bool()` callable: block_until's condition lives on the caller's stack for
+    // the whole wait, and a std::function of a lambda capturing three references allocated
+    // on every wait.
+    class Condition {
+    public:
+        template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Condition>>>
+        Condition(F&& f)  // NOLINT: implicit, so callers pass their lambda as before
+            : f_(const_cast<void*>(static_cast<const void*>(&f))),
+              call_([](void* p) { return static_cast<bool>((*static_cast<std::remove_reference_t<F>*>(p))()); }) {}
+        bool operator()() const { return call_(f_); }
+
+    private:
+        void* f_;
+        bool (*call_)(void*);
+    };
+    // Waits on `ev` until `done`. `why` (for hang reports) is kept only while the warp is
+    // blocked, with the warp's loop indices filled in then: a wait that finds `done` at once
+    // copies nothing.
+    void block_until(sc_core::sc_event& ev, Condition done, const BlockedAt& why);
     // barrier.sync 0 for `op` (sync itself, and the barriers convert_layout needs; those
     // record no wait events of their own, as the device records the op as one).
     void op_sync(const Op& op, bool wait_events = true);
