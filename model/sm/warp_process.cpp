@@ -109,14 +109,13 @@ void WarpProcess::spend(double config_cycles) {
 
 void WarpProcess::block_until(sc_core::sc_event& ev, Condition done, const BlockedAt& why) {
     if (!done()) {
-        blocked_ = why;
-        blocked_.iters = iters_;
+        blocked_.set(why, iters_);
         do {
             thread_wait(ev);
             if (cta_.run().aborted) throw RunAborted{};
         } while (!done());
     }
-    blocked_ = {};
+    blocked_.reset();
 }
 
 int64_t WarpProcess::eval(const Expr& e, int64_t fallback) const {

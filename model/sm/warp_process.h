@@ -29,6 +29,16 @@ struct BlockedAt {
     std::vector<int64_t> iters;
     int barrier = -1;  // mbarrier_wait: the CTA's barrier index; sync at a bar.sync: the named barrier id
     int64_t parity = 0;
+
+    // `why` with these loop indices, or nothing (reset): `iters` keeps its buffer either way,
+    // so a warp that blocks at every wait does not allocate at every wait.
+    void set(const BlockedAt& why, const std::vector<int64_t>& loop_iters) {
+        std::vector<int64_t> keep = std::move(iters);
+        *this = why;
+        iters = std::move(keep);
+        iters.assign(loop_iters.begin(), loop_iters.end());
+    }
+    void reset() { set(BlockedAt{}, {}); }
 };
 
 class WarpProcess {

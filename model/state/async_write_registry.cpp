@@ -30,6 +30,8 @@ int AsyncWriteRegistry::add(const AsyncWrite& w) {
         run.first_id = next_id_;
         run.lowest = w.first;
         run.highest = w.last;
+        // A tile's load registers 64 chunks: room for them at once, not seven regrowths.
+        run.chunks.reserve(w.kind == AsyncWrite::Kind::tma ? 64 : 1);
         runs_.push_back(std::move(run));
     }
     Run& run = runs_.back();
