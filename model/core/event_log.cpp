@@ -50,7 +50,7 @@ void EventLog::add_model_only(EventSite site, const std::string& what, int64_t t
 }
 
 void EventLog::add_complete_tx(const EventSite& site, int64_t t, const std::string& barrier, int64_t bytes,
-                               int64_t tx_count, int64_t pending) {
+                               int64_t tx_count, int64_t pending, int64_t chunks) {
     if (open_credit_) {
         OpenCredit& c = *open_credit_;
         const TraceEvent& e = events_[c.event];
@@ -58,7 +58,7 @@ void EventLog::add_complete_tx(const EventSite& site, int64_t t, const std::stri
                                   e.lane == site.lane && e.iters == site.iters && c.barrier == barrier;
         if (same_landing) {
             c.bytes += bytes;
-            ++c.chunks;
+            c.chunks += chunks;
             c.tx_count = tx_count;
             c.pending = pending;
             return;
@@ -68,7 +68,7 @@ void EventLog::add_complete_tx(const EventSite& site, int64_t t, const std::stri
     TraceEvent e = make_event(site, EventKind::state, t);
     e.model_only = true;
     e.what = "complete_tx";
-    open_credit_ = OpenCredit{events_.size(), barrier, bytes, 1, tx_count, pending};
+    open_credit_ = OpenCredit{events_.size(), barrier, bytes, chunks, tx_count, pending};
     events_.push_back(std::move(e));
 }
 

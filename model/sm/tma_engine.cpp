@@ -151,8 +151,24 @@ void TmaEngine::land(InFlight& f) {
         // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
         // box, OOB fill included (A6). A phase that completes on an early chunk publishes
         // only the chunks before it, so readers of the later ones race (race.early_pass).
-        for (const TmaRequest::Chunk& c : r.chunks) {
-            const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
+        // Credits that leave the phase open (all but the last, usually) go as one run: the
+        // same agent ticks, landings, barrier state and log, with one release and one
+        // wake-up instead of 64 (ProxyTracker, CtaModule::complete_tx_run).
+        ProxyTracker& tracker = cta_.tracker();
+        for (size_t i = 0; i < r.chunks.size();) {
+            if (const size_t open = cta_.open_credits(r.barrier, r.chunks, i)) {
+                for (size_t k = i; k < i + open; ++k) {
+                    const TmaRequest::Chunk& c = r.chunks[k];
+                    cta_.async_writes().landed(c.write_id, tracker.async_write(c.first, c.last - c.first + 1,
+                                                                               r.site.op, agent));
+                    if (k + 1 < i + open) tracker.advance(agent);  // this credit's release
+                }
+                cta_.complete_tx_run(r.barrier, r.chunks, i, open, r.site);
+                i += open;
+                continue;
+            }
+            const TmaRequest::Chunk& c = r.chunks[i++];
+            const uint32_t landed = tracker.async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
             if (Cluster* cl = cta_.tracking_cluster())
                 cl->tma_landed(cta_, r.barrier, r.site.op, r.cluster_time, c.first, c.last - c.first + 1);

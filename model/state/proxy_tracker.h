@@ -64,6 +64,10 @@ public:
     // Bytes the async proxy wrote (a TMA load landing); `agent` signs them when >= 0.
     // Returns the agent's time of the write (0 without an agent).
     uint32_t async_write(int64_t offset, int64_t bytes, int op, int agent = -1);
+    // Whether [offset, offset + bytes) lies in shared memory (async_write does not throw).
+    bool covers(int64_t offset, int64_t bytes) const {
+        return offset >= 0 && bytes >= 0 && offset + bytes <= static_cast<int64_t>(granule_count_) * kGranule;
+    }
     void fence_proxy_async(int thread);
     // barrier.sync among `threads`: each one's clock becomes the join of all of theirs.
     void cta_sync(const std::vector<int>& threads);
