@@ -45,11 +45,18 @@ int AsyncWriteRegistry::add(const AsyncWrite& w) {
 }
 
 void AsyncWriteRegistry::landed(int id, uint32_t agent_time) {
-    // Runs hold ascending, disjoint id ranges in issue order (pruning keeps the order).
-    auto it = std::upper_bound(runs_.begin(), runs_.end(), id,
-                               [](int wanted, const Run& r) { return wanted < r.first_id; });
-    if (it == runs_.begin()) return;
-    Run& run = *std::prev(it);
+    // Runs hold ascending, disjoint id ranges in issue order (pruning keeps the order). A
+    // landing's chunks come one after another: the run of the last one is tried first.
+    auto holds = [id](const Run& r) {
+        return id >= r.first_id && static_cast<size_t>(id - r.first_id) < r.chunks.size();
+    };
+    if (last_landed_ >= runs_.size() || !holds(runs_[last_landed_])) {
+        auto it = std::upper_bound(runs_.begin(), runs_.end(), id,
+                                   [](int wanted, const Run& r) { return wanted < r.first_id; });
+        if (it == runs_.begin()) return;
+        last_landed_ = static_cast<size_t>(std::prev(it) - runs_.begin());
+    }
+    Run& run = runs_[last_landed_];
     const size_t i = static_cast<size_t>(id - run.first_id);
     if (i >= run.chunks.size() || run.chunks[i].removed) return;
     const bool next_in_order = i == run.landed_in_order && run.chunks[i].landed == 0 && agent_time != 0 &&

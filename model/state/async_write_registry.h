@@ -100,6 +100,7 @@ private:
     static bool continues(const Run& run, const AsyncWrite& w);
     std::vector<Run> runs_;
     size_t live_ = 0;  // chunks not removed, over all runs
+    size_t last_landed_ = 0;  // index in runs_ of the last landed() (a hint, checked before use)
     int next_id_ = 0;
 };
 
