@@ -64,6 +64,20 @@ std::vector<uint8_t> RequestBytes::read_global(const std::vector<uint8_t>& globa
     return out;
 }
 
+bool RequestBytes::lands_from_init(GlobalMemory& global, size_t smem_size) const {
+    if (!is_tensor_box(r_.kind) || !global.holds_init(tensor_.name)) return false;
+    const TensorCopy box = box_of(r_, tensor_);
+    const int64_t bytes = box.box_bytes();
+    return box.unswizzled() && bytes > 0 && r_.smem_offset >= 0 &&
+           r_.smem_offset + bytes <= static_cast<int64_t>(smem_size);
+}
+
+void RequestBytes::write_smem_from_init(GlobalMemory& global, std::vector<uint8_t>& smem) const {
+    box_of(r_, tensor_).gather_global_to(
+        [&](int64_t offset, int64_t n, uint8_t* out) { global.read_initial_range(tensor_.name, offset, n, out); },
+        r_.coords, smem.data() + r_.smem_offset);
+}
+
 void RequestBytes::write_smem(const std::vector<uint8_t>& payload, std::vector<uint8_t>& smem) const {
     if (is_tensor_box(r_.kind))
         box_of(r_, tensor_).scatter_smem(payload, smem, r_.smem_offset);

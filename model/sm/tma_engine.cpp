@@ -100,7 +100,11 @@ void TmaEngine::port_loop() {
         // pass the HBM channel again: a simplification that undercounts the first read).
         bool through_dram = false;
         const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r, through_dram);
-        if (loads_smem(r.kind)) f.payload = read_source(r);
+        if (loads_smem(r.kind)) {
+            // Bytes still the tensor's init are read when they land: the same bytes.
+            f.from_init = bytes_of(r).lands_from_init(cta_.run().global, cta_.smem().size());
+            if (!f.from_init) f.payload = read_source(r);
+        }
         // The port streams the request's bytes; the next request waits for it, latency does not.
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
         thread_wait(cycles(transfer));
@@ -145,7 +149,10 @@ void TmaEngine::land(InFlight& f) {
         // The bytes are signed by the TMA agent of the barrier they complete on, so only
         // the waiters of that phase know them (AsyncWriteRegistry).
         const int agent = cta_.tracker().tma_agent(r.barrier);
-        bytes_of(r).write_smem(f.payload, cta_.smem());
+        if (f.from_init)
+            bytes_of(r).write_smem_from_init(run.global, cta_.smem());
+        else
+            bytes_of(r).write_smem(f.payload, cta_.smem());
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
         run.tensormaps.end_read(r.tensormap_reader);
         // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
