@@ -11,9 +11,11 @@
 namespace tmasim::model {
 
 namespace {
-// A tensor request moves by the map's fields at issue when it has them.
-TensorCopy box_of(const TmaRequest& r, const GlobalTensor& tensor) {
-    return r.fields ? TensorCopy(*r.fields) : TensorCopy(tensor, *r.map);
+// A tensor request moves by the map's fields at issue when it has them (set before any
+// RequestBytes is made for it, and never changed after).
+const TensorCopy& box_of(const TmaRequest& r, const GlobalTensor& tensor) {
+    if (!r.box) r.box = std::make_shared<const TensorCopy>(r.fields ? TensorCopy(*r.fields) : TensorCopy(tensor, *r.map));
+    return *r.box;
 }
 
 std::vector<int64_t> linear_elements(int64_t first_element, int64_t count) {
@@ -66,7 +68,7 @@ std::vector<uint8_t> RequestBytes::read_global(const std::vector<uint8_t>& globa
 
 bool RequestBytes::lands_from_init(GlobalMemory& global, size_t smem_size) const {
     if (!is_tensor_box(r_.kind) || !global.holds_init(tensor_.name)) return false;
-    const TensorCopy box = box_of(r_, tensor_);
+    const TensorCopy& box = box_of(r_, tensor_);
     const int64_t bytes = box.box_bytes();
     return box.unswizzled() && bytes > 0 && r_.smem_offset >= 0 &&
            r_.smem_offset + bytes <= static_cast<int64_t>(smem_size);
