@@ -358,3 +358,27 @@ TEST_CASE("the reader takes lines longer than its 1 MB read block and a last lin
     lines[wide_line].resize(lines[wide_line].size() - 7);
     CHECK_THROWS_WITH(parsed(joined(lines)), Catch::StartsWith("mem.jsonl:" + std::to_string(wide_line + 1) + ":"));
 }
+
+TEST_CASE("a memory line with inline hex is the bytes nlohmann gives for the same object", "[traces]") {
+    // The writer appends "hex" to the dumped object itself (a 1 MB image's digits skip the
+    // escaping scan); the line must stay what dumping the whole object gives.
+    RunResult r = sample_run();
+    MemoryImage every_byte;
+    every_byte.name = "stage[1]";
+    every_byte.space = "shared";
+    every_byte.cta = 3;
+    for (int b = 0; b < 256; ++b) every_byte.bytes.push_back(static_cast<uint8_t>(b));
+    MemoryImage empty;
+    empty.name = "nothing";
+    empty.space = "global";
+    r.memory = {every_byte, empty};
+    int memory_lines = 0;
+    for (const std::string& line : lines_of(written(r))) {
+        if (line.rfind(R"({"type":"memory")", 0) != 0) continue;
+        ++memory_lines;
+        const auto j = nlohmann::ordered_json::parse(line);
+        CHECK(j.contains("hex"));
+        CHECK(line == j.dump());
+    }
+    CHECK(memory_lines == 2);
+}
