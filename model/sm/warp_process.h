@@ -49,6 +49,9 @@ public:
     WarpProcess(CtaModule& cta, int warp);
 
     void run();  // body of the warp's SC_THREAD
+    // About how many trace events this warp will log (model/sm/event_estimate.cpp), so the
+    // run's event log can be sized once; 0 when it cannot tell.
+    int64_t expected_events();
     int warp() const { return warp_; }
     bool finished() const { return finished_; }
     const BlockedAt& blocked() const { return blocked_; }
