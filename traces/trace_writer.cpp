@@ -1,7 +1,9 @@
 #include "traces/trace_writer.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
@@ -84,6 +86,7 @@ bool wants_sidecar(const RunResult& result, const TraceWriteOptions& options) {
 }
 
 // `sidecar` names the file holding the bytes at `offset` (ImagePlacement::sidecar only).
+// An inline image's "hex" (the last key) is left to memory_line.
 OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const std::string& sidecar,
                         uint64_t offset) {
     OrderedJson j;
@@ -95,7 +98,7 @@ OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const st
     const ImageHash hash = image_hash(m);
     j[hash.algorithm] = hash.hex;
     switch (placement) {
-        case ImagePlacement::inline_hex: j["hex"] = to_hex(m.bytes); break;
+        case ImagePlacement::inline_hex: break;
         case ImagePlacement::sidecar:
             j["sidecar"] = sidecar;
             j["offset"] = offset;
@@ -103,6 +106,21 @@ OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const st
         case ImagePlacement::digest_only: j["init_unchanged"] = true; break;
     }
     return j;
+}
+
+// The memory line: the JSON dump of memory_json with, for an inline image, "hex" appended
+// as its last key. Hex digits need no escaping, so the bytes are the dump of the object
+// that holds it; a 1 MB image's 2 MB of digits went through nlohmann's escaping scan.
+void write_memory_line(std::ostream& out, const MemoryImage& m, ImagePlacement placement,
+                       const std::string& sidecar, uint64_t offset) {
+    std::string line = dump(memory_json(m, placement, sidecar, offset));
+    if (placement == ImagePlacement::inline_hex) {
+        line.pop_back();  // the object's closing brace
+        line += R"(,"hex":")";
+        line += to_hex(m.bytes);
+        line += "\"}";
+    }
+    out << line << '\n';
 }
 
 bool event_order(const TraceEvent& a, const TraceEvent& b) {
@@ -129,11 +147,22 @@ std::vector<const TraceEvent*> events_in_trace_order(const RunResult& result) {
 }
 
 std::string to_hex(const std::vector<uint8_t>& bytes) {
-    static const char digits[] = "0123456789abcdef";
+    // Both digits of a byte from one table entry: inline images are written 2 MB of digits
+    // per MB, and indexing a std::string twice per byte cost more than the table.
+    static const auto pairs = [] {
+        std::array<char, 512> t{};
+        static const char digits[] = "0123456789abcdef";
+        for (int b = 0; b < 256; ++b) {
+            t[2 * b] = digits[b >> 4];
+            t[2 * b + 1] = digits[b & 15];
+        }
+        return t;
+    }();
     std::string s(bytes.size() * 2, '0');
-    for (size_t i = 0; i < bytes.size(); ++i) {
-        s[2 * i] = digits[bytes[i] >> 4];
-        s[2 * i + 1] = digits[bytes[i] & 15];
+    char* out = s.data();
+    for (const uint8_t b : bytes) {
+        std::memcpy(out, &pairs[2 * size_t{b}], 2);
+        out += 2;
     }
     return s;
 }
@@ -166,7 +195,7 @@ void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& n
     uint64_t offset = 0;
     for (const MemoryImage& m : result.memory) {
         const ImagePlacement placement = placement_of(m, sidecar != nullptr, options);
-        out << dump(memory_json(m, placement, sidecar_name, offset)) << '\n';
+        write_memory_line(out, m, placement, sidecar_name, offset);
         if (placement != ImagePlacement::sidecar) continue;
         sidecar->write(reinterpret_cast<const char*>(m.bytes.data()), static_cast<std::streamsize>(m.bytes.size()));
         offset += m.bytes.size();

@@ -11,9 +11,11 @@
 namespace tmasim::model {
 
 namespace {
-// A tensor request moves by the map's fields at issue when it has them.
-TensorCopy box_of(const TmaRequest& r, const GlobalTensor& tensor) {
-    return r.fields ? TensorCopy(*r.fields) : TensorCopy(tensor, *r.map);
+// A tensor request moves by the map's fields at issue when it has them (set before any
+// RequestBytes is made for it, and never changed after).
+const TensorCopy& box_of(const TmaRequest& r, const GlobalTensor& tensor) {
+    if (!r.box) r.box = std::make_shared<const TensorCopy>(r.fields ? TensorCopy(*r.fields) : TensorCopy(tensor, *r.map));
+    return *r.box;
 }
 
 std::vector<int64_t> linear_elements(int64_t first_element, int64_t count) {
@@ -62,6 +64,20 @@ std::vector<uint8_t> RequestBytes::read_global(const std::vector<uint8_t>& globa
     std::vector<uint8_t> out(r_.bytes);
     TensorCopy::bulk_copy(global, r_.global_offset, out, 0, r_.bytes, "bulk.load source");
     return out;
+}
+
+bool RequestBytes::lands_from_init(GlobalMemory& global, size_t smem_size) const {
+    if (!is_tensor_box(r_.kind) || !global.holds_init(tensor_.name)) return false;
+    const TensorCopy& box = box_of(r_, tensor_);
+    const int64_t bytes = box.box_bytes();
+    return box.unswizzled() && bytes > 0 && r_.smem_offset >= 0 &&
+           r_.smem_offset + bytes <= static_cast<int64_t>(smem_size);
+}
+
+void RequestBytes::write_smem_from_init(GlobalMemory& global, std::vector<uint8_t>& smem) const {
+    box_of(r_, tensor_).gather_global_to(
+        [&](int64_t offset, int64_t n, uint8_t* out) { global.read_initial_range(tensor_.name, offset, n, out); },
+        r_.coords, smem.data() + r_.smem_offset);
 }
 
 void RequestBytes::write_smem(const std::vector<uint8_t>& payload, std::vector<uint8_t>& smem) const {

@@ -34,6 +34,12 @@ public:
     // (GlobalMemory::read_range), other kinds the tensor's bytes.
     std::vector<uint8_t> read_global(GlobalMemory& global) const;
     void write_smem(const std::vector<uint8_t>& payload, std::vector<uint8_t>& smem) const;
+    // A load whose bytes can land straight from the tensor's declared init, read when it
+    // lands, equal to read_global now followed by write_smem: a tensor box of a tensor that
+    // still holds its init, unswizzled, inside shared memory of `smem_size` bytes. A
+    // full-chip stream's loads skip a 16 KB payload (zeroed, filled, copied) per tile.
+    bool lands_from_init(GlobalMemory& global, size_t smem_size) const;
+    void write_smem_from_init(GlobalMemory& global, std::vector<uint8_t>& smem) const;
     // Stores, reduces, scatters: the payload read out of shared memory, then written
     // (or, for reduces, combined element by element) into global memory.
     std::vector<uint8_t> read_smem(const std::vector<uint8_t>& smem) const;

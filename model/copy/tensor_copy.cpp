@@ -104,15 +104,19 @@ std::vector<uint8_t> TensorCopy::gather_global(const std::vector<uint8_t>& globa
 
 std::vector<uint8_t> TensorCopy::gather_global(const GlobalRead& read, const std::vector<int64_t>& coords) const {
     std::vector<uint8_t> box(box_bytes());
+    gather_global_to(read, coords, box.data());
+    return box;
+}
+
+void TensorCopy::gather_global_to(const GlobalRead& read, const std::vector<int64_t>& coords, uint8_t* box) const {
     for_each_run(coords, [&](int64_t k, int64_t g, int64_t n) {
-        uint8_t* out = box.data() + k * elem_bytes_;
+        uint8_t* out = box + k * elem_bytes_;
         if (g >= 0) {
             read(g * elem_bytes_, n * elem_bytes_, out);
             return;
         }
         for (int64_t i = 0; i < n; ++i) fill_oob(out + i * elem_bytes_);
     });
-    return box;
 }
 
 void TensorCopy::scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,

@@ -49,6 +49,10 @@ public:
     // out) (GlobalMemory::read_range: an input never held whole).
     using GlobalRead = std::function<void(int64_t offset, int64_t n, uint8_t* out)>;
     std::vector<uint8_t> gather_global(const GlobalRead& read, const std::vector<int64_t>& coords) const;
+    // gather_global's box written straight to `out` (box_bytes() of them); with no swizzle
+    // that is the box's place in shared memory, where scatter_smem would copy it.
+    void gather_global_to(const GlobalRead& read, const std::vector<int64_t>& coords, uint8_t* out) const;
+    bool unswizzled() const { return swizzle_ == Swizzle::none; }
     void scatter_smem(const std::vector<uint8_t>& box, std::vector<uint8_t>& smem,
                       int64_t smem_offset) const;
 

@@ -14,6 +14,7 @@
 namespace tmasim::model {
 
 struct MapFields;
+class TensorCopy;
 
 struct TmaRequest {
     // Prefetches move no bytes into shared memory: they only warm the L2 lines (the
@@ -53,6 +54,9 @@ struct TmaRequest {
         int write_id = -1;            // AsyncWriteRegistry id
     };
     std::vector<Chunk> chunks;
+    // A tensor request's box geometry, made by RequestBytes on first use and kept: it is
+    // asked for at issue, for the latency, and when the bytes land (four vectors each time).
+    mutable std::shared_ptr<const TensorCopy> box;
 };
 
 using RequestKind = TmaRequest::Kind;

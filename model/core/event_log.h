@@ -33,12 +33,17 @@ public:
     // chunk (64 credits for a 16 KB tile); credits logged one after another at the same site,
     // time and barrier fold into one event: `bytes` summed, `chunks` counted (from 2 on), the
     // tx_count and pending of the last (traces/FORMAT.md, version 3).
+    // `chunks` credits logged at once (CtaModule::complete_tx_run) count as that many.
     void add_complete_tx(const EventSite& site, int64_t t, const std::string& barrier, int64_t bytes,
-                         int64_t tx_count, int64_t pending);
+                         int64_t tx_count, int64_t pending, int64_t chunks = 1);
     // A diagnostic, plus a `hazard` event at the site so it shows on the timeline.
     void report(Diagnostic d, const EventSite& site, int64_t t);
     // Diagnostics without a timeline position (hangs, found after the run).
     void report(Diagnostic d);
+
+    // Room for `events` events: a log that grows by doubling touches about twice its final
+    // memory (60 MB of events at 132 CTAs: 17k page faults and a move of every event).
+    void reserve(size_t events) { events_.reserve(events); }
 
     // fault > hang > hazard > ok over all diagnostics.
     Outcome outcome() const;

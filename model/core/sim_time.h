@@ -8,14 +8,21 @@
 
 namespace tmasim::model {
 
-inline sc_core::sc_time cycles(int64_t n) {
-    return sc_core::sc_time(static_cast<double>(n), sc_core::SC_NS);
+// One cycle (1 ns) in SystemC's time resolution, which is fixed once any time is made. Read
+// once: building an sc_time from a double and a unit on every wait and every logged event
+// looked up the simulation context each time.
+inline sc_dt::uint64 cycle_value() {
+    static const sc_dt::uint64 value = sc_core::sc_time(1, sc_core::SC_NS).value();
+    return value;
 }
 
-inline int64_t now_cycles() {
-    return static_cast<int64_t>(sc_core::sc_time_stamp().value() /
-                                sc_core::sc_time(1, sc_core::SC_NS).value());
+// Equal to sc_time(double(n), SC_NS): a whole number of nanoseconds is a whole number of
+// resolution steps.
+inline sc_core::sc_time cycles(int64_t n) {
+    return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(n) * cycle_value());
 }
+
+inline int64_t now_cycles() { return static_cast<int64_t>(sc_core::sc_time_stamp().value() / cycle_value()); }
 
 // A config number of cycles (or bytes / bandwidth) rounded up to whole cycles.
 inline int64_t whole_cycles(double c) { return static_cast<int64_t>(std::ceil(c - 1e-9)); }

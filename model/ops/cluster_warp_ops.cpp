@@ -118,7 +118,7 @@ void ClusterWarpOps::wait(const Op& op, const std::vector<int>& lanes) {
     for (int l : lanes) targets.push_back(bar.wait_target(agent(l)));
     const int64_t target = *std::max_element(targets.begin(), targets.end());
     w_.block_until(cluster_.barrier_changed(), [&] { return bar.passed(target); },
-                   BlockedAt{BlockedAt::Kind::cluster_wait, &op, w_.iters(), -1, target});
+                   BlockedAt{BlockedAt::Kind::cluster_wait, &op, {}, -1, target});
     for (size_t i = 0; i < lanes.size(); ++i) cluster_.cluster_waited(agent(lanes[i]), targets[i]);
     // The completion reaches every waiter, the last arriver included, cluster_barrier_cycles
     // after the last arrival; a wait that comes later only pays its issue.

@@ -136,6 +136,7 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     r.reduce = op_.reduce;
     r.map = s.find_map(op_.map);
     if (!r.map) throw std::out_of_range(fmt::format("{}: unknown tensor map '{}'", op_title(op_), op_.map));
+    r.coords.reserve(op_.coords.size());
     for (const Expr& c : op_.coords) r.coords.push_back(c.eval_int(env_));
     // The map's fields now: a map in global memory may have been retargeted or resized
     // (and must have been released and acquired, B15).

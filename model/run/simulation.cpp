@@ -1,5 +1,7 @@
 #include "model/run/simulation.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <systemc>
 
@@ -42,6 +44,12 @@ Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel tra
     const int n = s.launch.num_ctas();
     for (int c = 0; c < n; ++c)
         ctas_.push_back(std::make_unique<CtaModule>(fmt::format("cta{}", c).c_str(), context_, c));
+    // The log sized for the run up front (an estimate with a margin; beyond it, it grows).
+    int64_t expected = 0;
+    for (auto& c : ctas_)
+        for (auto& w : c->warps()) expected += w->expected_events();
+    constexpr int64_t kMostReserved = int64_t{1} << 22;  // 640 MB of address space, touched only as used
+    context_.log.reserve(static_cast<size_t>(std::min(expected + expected / 8, kMostReserved)));
     std::vector<CtaModule*> ctas;
     for (auto& c : ctas_) ctas.push_back(c.get());
     fabric_ = std::make_unique<ClusterFabric>("clusters", context_, ctas);

@@ -119,6 +119,34 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
     return true;
 }
 
+size_t CtaModule::open_credits(int barrier, const std::vector<TmaRequest::Chunk>& chunks, size_t first) {
+    if (tracking_cluster() || barrier < 0 || barrier >= barriers_.size()) return 0;
+    Mbarrier probe = barriers_.at(barrier).state;
+    size_t n = 0;
+    for (size_t i = first; i < chunks.size(); ++i, ++n) {
+        const TmaRequest::Chunk& c = chunks[i];
+        if (!tracker_.covers(c.first, c.last - c.first + 1) || !probe.credit_stays_open(c.credit)) break;
+        probe.complete_tx(c.credit);
+    }
+    return n;
+}
+
+void CtaModule::complete_tx_run(int barrier, const std::vector<TmaRequest::Chunk>& chunks, size_t first,
+                                size_t count, const EventSite& site) {
+    BarrierSlot& b = barriers_.at(barrier);
+    int64_t bytes = 0;
+    for (size_t i = first; i < first + count; ++i) {
+        b.state.complete_tx(chunks[i].credit);
+        bytes += chunks[i].credit;
+    }
+    // One release for all: the row the agent joins is the same each time and the phase's
+    // entry for it ends at its clock after the last (the earlier releases' ticks are made).
+    tracker_.release_into(tracker_.tma_agent(barrier), b.releasing);
+    run_.log.add_complete_tx(site, now_cycles(), b.name, bytes, b.state.tx_count(), b.state.pending(),
+                             static_cast<int64_t>(count));
+    b.changed.notify(sc_core::SC_ZERO_TIME);  // one delta notification, however often asked
+}
+
 void CtaModule::check_observed_before_arrive(BarrierSlot& b, const Op& op, const EventSite& site) {
     // A9: this arrive-on lands in phase k+1 = phase(); some wait must have returned true
     // for phase k first. Barriers no op ever waits on are exempt (nobody observes them).
@@ -169,6 +197,7 @@ void CtaModule::try_release_sync() {
     if (!warps) return;
     // barrier.sync orders the generic proxy between all participating threads.
     std::vector<int> threads;
+    threads.reserve(warps->size() * 32);
     for (int w : *warps)
         for (int l = 0; l < 32 && w * 32 + l < num_threads(); ++l) threads.push_back(w * 32 + l);
     tracker_.cta_sync(threads);

@@ -14,7 +14,11 @@ namespace tmasim::model {
 
 namespace {
 std::map<std::string, std::string> request_detail(const TmaRequest& r) {
-    return {{"bytes", std::to_string(r.bytes)}, {"tensor", r.tensor}};
+    // In key order at the end: no initializer list copied in (three of these per load).
+    std::map<std::string, std::string> detail;
+    detail.emplace_hint(detail.end(), "bytes", std::to_string(r.bytes));
+    detail.emplace_hint(detail.end(), "tensor", r.tensor);
+    return detail;
 }
 }  // namespace
 
@@ -97,7 +101,11 @@ void TmaEngine::port_loop() {
         // pass the HBM channel again: a simplification that undercounts the first read).
         bool through_dram = false;
         const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r, through_dram);
-        if (loads_smem(r.kind)) f.payload = read_source(r);
+        if (loads_smem(r.kind)) {
+            // Bytes still the tensor's init are read when they land: the same bytes.
+            f.from_init = bytes_of(r).lands_from_init(cta_.run().global, cta_.smem().size());
+            if (!f.from_init) f.payload = read_source(r);
+        }
         // The port streams the request's bytes; the next request waits for it, latency does not.
         const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
         thread_wait(cycles(transfer));
@@ -142,14 +150,33 @@ void TmaEngine::land(InFlight& f) {
         // The bytes are signed by the TMA agent of the barrier they complete on, so only
         // the waiters of that phase know them (AsyncWriteRegistry).
         const int agent = cta_.tracker().tma_agent(r.barrier);
-        bytes_of(r).write_smem(f.payload, cta_.smem());
+        if (f.from_init)
+            bytes_of(r).write_smem_from_init(run.global, cta_.smem());
+        else
+            bytes_of(r).write_smem(f.payload, cta_.smem());
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));
         run.tensormaps.end_read(r.tensormap_reader);
         // Chunk by chunk: sign the bytes, then credit them. A tensor load credits the whole
         // box, OOB fill included (A6). A phase that completes on an early chunk publishes
         // only the chunks before it, so readers of the later ones race (race.early_pass).
-        for (const TmaRequest::Chunk& c : r.chunks) {
-            const uint32_t landed = cta_.tracker().async_write(c.first, c.last - c.first + 1, r.site.op, agent);
+        // Credits that leave the phase open (all but the last, usually) go as one run: the
+        // same agent ticks, landings, barrier state and log, with one release and one
+        // wake-up instead of 64 (ProxyTracker, CtaModule::complete_tx_run).
+        ProxyTracker& tracker = cta_.tracker();
+        for (size_t i = 0; i < r.chunks.size();) {
+            if (const size_t open = cta_.open_credits(r.barrier, r.chunks, i)) {
+                for (size_t k = i; k < i + open; ++k) {
+                    const TmaRequest::Chunk& c = r.chunks[k];
+                    cta_.async_writes().landed(c.write_id, tracker.async_write(c.first, c.last - c.first + 1,
+                                                                               r.site.op, agent));
+                    if (k + 1 < i + open) tracker.advance(agent);  // this credit's release
+                }
+                cta_.complete_tx_run(r.barrier, r.chunks, i, open, r.site);
+                i += open;
+                continue;
+            }
+            const TmaRequest::Chunk& c = r.chunks[i++];
+            const uint32_t landed = tracker.async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
             if (Cluster* cl = cta_.tracking_cluster())
                 cl->tma_landed(cta_, r.barrier, r.site.op, r.cluster_time, c.first, c.last - c.first + 1);

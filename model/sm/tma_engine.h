@@ -41,6 +41,7 @@ private:
     struct InFlight {
         TmaRequest req;
         std::vector<uint8_t> payload;  // bytes read at the start (loads) or on the port (stores)
+        bool from_init = false;        // a load that lands its bytes from the tensor's init (no payload)
     };
     void port_thread();
     void landing_thread();

@@ -69,12 +69,20 @@ std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
 }
 
 const WarpProcess::OpLanes& WarpProcess::lanes_of(const Op& op) {
+    const size_t id = static_cast<size_t>(op.id);
+    if (op.id >= 0 && id < lanes_by_id_.size() && lanes_by_id_[id].first == &op) return *lanes_by_id_[id].second;
     auto it = lanes_.find(&op);
-    if (it != lanes_.end()) return it->second;
-    OpLanes l;
-    l.lanes = executing_lanes(op);
-    if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
-    return lanes_.emplace(&op, std::move(l)).first->second;
+    if (it == lanes_.end()) {
+        OpLanes l;
+        l.lanes = executing_lanes(op);
+        if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
+        it = lanes_.emplace(&op, std::move(l)).first;
+    }
+    if (op.id >= 0) {
+        if (id >= lanes_by_id_.size()) lanes_by_id_.resize(id + 1, {nullptr, nullptr});
+        lanes_by_id_[id] = {&op, &it->second};
+    }
+    return it->second;
 }
 
 std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {
@@ -99,14 +107,15 @@ void WarpProcess::spend(double config_cycles) {
     if (cta_.run().aborted) throw RunAborted{};
 }
 
-void WarpProcess::block_until(sc_core::sc_event& ev, const std::function<bool()>& done,
-                              BlockedAt why) {
-    while (!done()) {
-        blocked_ = why;
-        thread_wait(ev);
-        if (cta_.run().aborted) throw RunAborted{};
+void WarpProcess::block_until(sc_core::sc_event& ev, Condition done, const BlockedAt& why) {
+    if (!done()) {
+        blocked_.set(why, iters_);
+        do {
+            thread_wait(ev);
+            if (cta_.run().aborted) throw RunAborted{};
+        } while (!done());
     }
-    blocked_ = {};
+    blocked_.reset();
 }
 
 int64_t WarpProcess::eval(const Expr& e, int64_t fallback) const {
@@ -132,7 +141,7 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
                     {{"barrier", slot.name}});
     } else {
         check_parity_alias(op, lanes, b, parity);
-        BlockedAt why{BlockedAt::Kind::mbarrier_wait, &op, iters_, b, parity};
+        BlockedAt why{BlockedAt::Kind::mbarrier_wait, &op, {}, b, parity};
         block_until(slot.changed, [&] {
             bool done = !slot.state.live() || slot.state.test_wait(parity);
             waited = waited || !done;
@@ -165,11 +174,11 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
 }
 
 void WarpProcess::op_sync(const Op& op, bool wait_events) {
-    const std::vector<int> ev{0};
+    static const std::vector<int> ev{0};
     if (wait_events) emit(op, ev, EventKind::wait_begin);
     const uint64_t gen = cta_.sync_arrive(warp_);
     block_until(cta_.sync_event(), [&] { return cta_.sync_passed(gen); },
-                BlockedAt{BlockedAt::Kind::sync, &op, iters_, -1, 0});
+                BlockedAt{BlockedAt::Kind::sync, &op, {}, -1, 0});
     spend(cta_.run().timing.sync_cycles);
     if (wait_events) emit(op, ev, EventKind::wait_end);
 }
@@ -202,7 +211,7 @@ void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) 
     }
     const uint64_t gen = arrival->generation;
     block_until(cta_.named_barrier_event(), [&] { return cta_.named_barriers().passed(id, gen); },
-                BlockedAt{BlockedAt::Kind::sync, &op, iters_, id, 0});
+                BlockedAt{BlockedAt::Kind::sync, &op, {}, id, 0});
     spend(cta_.run().timing.sync_cycles);
     emit(op, ev, EventKind::wait_end);
 }
@@ -220,7 +229,7 @@ void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
                 return false;
             }
         return true;
-    }, BlockedAt{BlockedAt::Kind::bulk_wait, &op, iters_, -1, 0});
+    }, BlockedAt{BlockedAt::Kind::bulk_wait, &op, {}, -1, 0});
     // The wait covers the older groups' stores: their sources (and without .read their
     // global results) are now the thread's to reuse (C19).
     for (int l : lanes) {
@@ -248,7 +257,7 @@ void WarpProcess::op_cp_wait(const Op& op, const std::vector<int>& lanes) {
                 return false;
             }
         return true;
-    }, BlockedAt{BlockedAt::Kind::cp_async_wait, &op, iters_, -1, 0});
+    }, BlockedAt{BlockedAt::Kind::cp_async_wait, &op, {}, -1, 0});
     // The covered copies become visible to this thread only (C20).
     for (int l : lanes) {
         const int t = thread(l);

@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <systemc>
@@ -28,6 +29,16 @@ struct BlockedAt {
     std::vector<int64_t> iters;
     int barrier = -1;  // mbarrier_wait: the CTA's barrier index; sync at a bar.sync: the named barrier id
     int64_t parity = 0;
+
+    // `why` with these loop indices, or nothing (reset): `iters` keeps its buffer either way,
+    // so a warp that blocks at every wait does not allocate at every wait.
+    void set(const BlockedAt& why, const std::vector<int64_t>& loop_iters) {
+        std::vector<int64_t> keep = std::move(iters);
+        *this = why;
+        iters = std::move(keep);
+        iters.assign(loop_iters.begin(), loop_iters.end());
+    }
+    void reset() { set(BlockedAt{}, {}); }
 };
 
 class WarpProcess {
@@ -38,6 +49,9 @@ public:
     WarpProcess(CtaModule& cta, int warp);
 
     void run();  // body of the warp's SC_THREAD
+    // About how many trace events this warp will log (model/sm/event_estimate.cpp), so the
+    // run's event log can be sized once; 0 when it cannot tell.
+    int64_t expected_events();
     int warp() const { return warp_; }
     bool finished() const { return finished_; }
     const BlockedAt& blocked() const { return blocked_; }
@@ -56,7 +70,25 @@ public:
     void emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
               const std::map<std::string, std::string>& detail = {});
     void spend(double config_cycles);
-    void block_until(sc_core::sc_event& ev, const std::function<bool()>& done, BlockedAt why);
+    // A borrowed `bool()` callable: block_until's condition lives on the caller's stack for
+    // the whole wait, and a std::function of a lambda capturing three references allocated
+    // on every wait.
+    class Condition {
+    public:
+        template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Condition>>>
+        Condition(F&& f)  // NOLINT: implicit, so callers pass their lambda as before
+            : f_(const_cast<void*>(static_cast<const void*>(&f))),
+              call_([](void* p) { return static_cast<bool>((*static_cast<std::remove_reference_t<F>*>(p))()); }) {}
+        bool operator()() const { return call_(f_); }
+
+    private:
+        void* f_;
+        bool (*call_)(void*);
+    };
+    // Waits on `ev` until `done`. `why` (for hang reports) is kept only while the warp is
+    // blocked, with the warp's loop indices filled in then: a wait that finds `done` at once
+    // copies nothing.
+    void block_until(sc_core::sc_event& ev, Condition done, const BlockedAt& why);
     // barrier.sync 0 for `op` (sync itself, and the barriers convert_layout needs; those
     // record no wait events of their own, as the device records the op as one).
     void op_sync(const Op& op, bool wait_events = true);
@@ -98,6 +130,9 @@ private:
     const Op* current_ = nullptr;
     std::map<std::string, std::vector<uint8_t>> tiles_;
     std::unordered_map<const Op*, OpLanes> lanes_;  // lanes_of; nodes stay put as it grows
+    // lanes_ entries by op id, checked against the op's address: a vector read instead of a
+    // hash lookup on every op a warp runs.
+    std::vector<std::pair<const Op*, const OpLanes*>> lanes_by_id_;
 };
 
 }  // namespace tmasim::model

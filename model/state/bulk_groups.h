@@ -3,7 +3,6 @@
 // uncommitted until its commit_group; wait_group N returns once every group but the
 // newest N has completed (wait_group_read: once their sources have been read).
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace tmasim::model {
@@ -31,7 +30,9 @@ private:
 
     std::vector<OpState> ops_;
     std::vector<std::vector<int>> uncommitted_;
-    std::vector<std::deque<std::vector<int>>> groups_;  // oldest first
+    // Oldest first; only appended to. Vectors, not deques: a deque allocates on construction,
+    // and every CTA made one per thread for each of the two kinds (19 MB at 132 CTAs).
+    std::vector<std::vector<std::vector<int>>> groups_;
 };
 
 }  // namespace tmasim::model

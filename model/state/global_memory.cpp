@@ -48,7 +48,14 @@ void GlobalMemory::read_range(const std::string& name, int64_t offset, int64_t n
         std::memcpy(out, e.bytes.data() + offset, static_cast<size_t>(n));
         return;
     }
-    const GlobalTensor& t = *e.decl;
+    read_init(*e.decl, offset, n, out);
+}
+
+void GlobalMemory::read_initial_range(const std::string& name, int64_t offset, int64_t n, uint8_t* out) {
+    if (n > 0) read_init(*entry(name).decl, offset, n, out);
+}
+
+void GlobalMemory::read_init(const GlobalTensor& t, int64_t offset, int64_t n, uint8_t* out) {
     const int64_t esize = dtype_size(t.type);
     const int64_t first = offset / esize, last = (offset + n - 1) / esize;
     if (offset % esize == 0 && n % esize == 0) {

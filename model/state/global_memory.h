@@ -28,6 +28,10 @@ public:
     // range. A full-chip stream's TMA loads read its 276 MB input this way, a tile at a time,
     // and the input is never held whole (its first touch alone was a tenth of the run).
     void read_range(const std::string& tensor, int64_t offset, int64_t n, uint8_t* out);
+    // Whether the tensor's bytes were never made: it still holds its declared init.
+    bool holds_init(const std::string& tensor) { return !entry(tensor).made; }
+    // Bytes [offset, offset + n) of the tensor's declared init, whatever it holds now.
+    void read_initial_range(const std::string& tensor, int64_t offset, int64_t n, uint8_t* out);
     const GlobalTensor& tensor(const std::string& name) const;
     // True when every line of bytes [first, last] was touched before; marks them touched.
     bool touch(const std::string& tensor, int64_t first, int64_t last);
@@ -48,6 +52,7 @@ private:
     };
     Entry& entry(const std::string& name);
     Entry& made_entry(const std::string& name);  // with its bytes made
+    static void read_init(const GlobalTensor& t, int64_t offset, int64_t n, uint8_t* out);  // n > 0
     std::vector<std::string> order_;
     std::map<std::string, Entry> tensors_;
 };

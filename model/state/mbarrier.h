@@ -31,6 +31,12 @@ public:
     bool arrive(int64_t count = 1);       // A5; mbarrier.pending_range when count > pending
     bool expect_tx(int64_t bytes);        // tx += bytes (no arrival)
     bool complete_tx(int64_t bytes);      // tx -= bytes (A6)
+    // Whether complete_tx(bytes) would neither break a rule (throw) nor complete the phase.
+    bool credit_stays_open(int64_t bytes) const {
+        const int64_t new_tx = tx_ - bytes;
+        return live_ && bytes >= 0 && bytes <= kMaxTx && new_tx <= kMaxTx && new_tx >= -kMaxTx &&
+               !(pending_ == 0 && new_tx == 0);
+    }
     // cp.async.mbarrier.arrive without .noinc: pending += 1 now, the arrive comes later
     // (C20); mbarrier.pending_range when pending would pass 2^20-1 (A2).
     void increment_pending();

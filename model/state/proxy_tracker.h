@@ -64,6 +64,10 @@ public:
     // Bytes the async proxy wrote (a TMA load landing); `agent` signs them when >= 0.
     // Returns the agent's time of the write (0 without an agent).
     uint32_t async_write(int64_t offset, int64_t bytes, int op, int agent = -1);
+    // Whether [offset, offset + bytes) lies in shared memory (async_write does not throw).
+    bool covers(int64_t offset, int64_t bytes) const {
+        return offset >= 0 && bytes >= 0 && offset + bytes <= static_cast<int64_t>(granule_count_) * kGranule;
+    }
     void fence_proxy_async(int thread);
     // barrier.sync among `threads`: each one's clock becomes the join of all of theirs.
     void cta_sync(const std::vector<int>& threads);
@@ -125,7 +129,16 @@ private:
     std::vector<std::vector<Fence>> fences_;      // per thread, ascending
     std::vector<uint32_t> cp_waited_;             // per thread, latest cp.async time its waits covered
     std::vector<VectorClock> known_at_fence_;     // the thread's row at its latest fence
+    // Made on the first generic write (until then every granule is Proxy::none): a streaming
+    // CTA's threads write none, and 16 bytes per 4 of every CTA's shared memory was 34 MB of
+    // a full-chip run's pages to fault in and fill.
+    size_t granule_count_ = 0;
     std::vector<Granule> granules_;
+    void materialize_granules();
+    [[noreturn]] void throw_outside(int64_t granule) const;
+    // [first, end) granules any generic_write reached (empty: none): the only ones whose
+    // state an async write can change as check_async_read sees it.
+    int64_t generic_first_ = 0, generic_end_ = 0;
     std::vector<uint8_t> live_block_;                     // per block of kBlockAgents agents
     std::vector<std::pair<size_t, size_t>> live_spans_;  // [first, end) agents of live blocks
     // The last acquire: rows equal to `from` that learn `released` become `to`. Held as

@@ -42,7 +42,22 @@ SharedAccessHistory::WarpView SharedAccessHistory::view(const ProxyTracker& cloc
 SharedAccessHistory::SharedAccessHistory(int64_t smem_bytes)
     : size_(std::max<int64_t>(smem_bytes, 0)),
       blocks_(static_cast<size_t>((size_ + kBlockBytes - 1) / kBlockBytes)),
-      filled_(static_cast<size_t>(size_), 0) {}
+      filled_(static_cast<size_t>((size_ + 63) / 64), 0) {}
+
+void SharedAccessHistory::set_filled(int64_t first, int64_t end) {
+    if (first >= end) return;
+    const size_t w0 = static_cast<size_t>(first / 64), w1 = static_cast<size_t>((end - 1) / 64);
+    const uint64_t head = ~uint64_t{0} << (first % 64);                // bits first%64.. of w0
+    const uint64_t tail = ~uint64_t{0} >> (63 - (end - 1) % 64);       // bits ..(end-1)%64 of w1
+    if (w0 == w1) {
+        filled_[w0] |= head & tail;
+        return;
+    }
+    filled_[w0] |= head;
+    std::fill(filled_.begin() + static_cast<std::ptrdiff_t>(w0 + 1), filled_.begin() + static_cast<std::ptrdiff_t>(w1),
+              ~uint64_t{0});
+    filled_[w1] |= tail;
+}
 
 SharedAccessHistory::ByteHistory* SharedAccessHistory::history_of(int64_t byte, bool create) {
     std::unique_ptr<Block>& block = blocks_[static_cast<size_t>(byte / kBlockBytes)];
@@ -57,7 +72,7 @@ bool SharedAccessHistory::fill_if_no_history(int64_t first, int64_t end) {
     if (first >= end) return true;
     for (int64_t b = first / kBlockBytes; b <= (end - 1) / kBlockBytes; ++b)
         if (blocks_[static_cast<size_t>(b)]) return false;
-    std::fill(filled_.begin() + first, filled_.begin() + end, uint8_t{1});
+    set_filled(first, end);
     return true;
 }
 
@@ -88,13 +103,12 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
         }
         ByteHistory* hp = history_of(b, record);
         if (!hp) {
-            filled_[static_cast<size_t>(b)] = 1;
+            set_filled(b);
             continue;
         }
         ByteHistory& h = *hp;
-        uint8_t& filled = filled_[static_cast<size_t>(b)];
-        if (!record && !filled && !h.write.lanes) {
-            filled = 1;
+        if (!record && !filled(b) && !h.write.lanes) {
+            set_filled(b);
             continue;
         }
         const Stamp* other = nullptr;
@@ -119,7 +133,7 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
             }
         }
         if (!record) {
-            filled = 1;
+            set_filled(b);
             continue;
         }
         if (is_write) {

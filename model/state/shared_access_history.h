@@ -88,7 +88,12 @@ private:
 
     int64_t size_ = 0;
     std::vector<std::unique_ptr<Block>> blocks_;
-    std::vector<uint8_t> filled_;  // per byte: an async copy was issued into it
+    // Per byte, one bit: an async copy was issued into it. Bits, not bytes: a streaming CTA
+    // marks every tile it loads, and a byte per byte was 16 KB set per 16 KB tile.
+    std::vector<uint64_t> filled_;
+    bool filled(int64_t byte) const { return (filled_[static_cast<size_t>(byte) / 64] >> (byte % 64)) & 1; }
+    void set_filled(int64_t byte) { filled_[static_cast<size_t>(byte) / 64] |= uint64_t{1} << (byte % 64); }
+    void set_filled(int64_t first, int64_t end);  // [first, end)
 };
 
 }  // namespace tmasim::model

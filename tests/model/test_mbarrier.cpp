@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "model/state/mbarrier.h"
 
@@ -117,4 +118,38 @@ TEST_CASE("mbarrier: more arrivals than pending is an error", "[model][mbarrier]
     m.expect_tx(16);
     m.arrive(2);  // pending 0, tx 16: waits for bytes
     CHECK(rule_of([&] { m.arrive(); }) == "mbarrier.pending_range");
+}
+
+TEST_CASE("mbarrier: credit_stays_open says exactly when complete_tx neither throws nor completes",
+          "[model][mbarrier]") {
+    // TMA landings credit runs of chunks at once on this promise (CtaModule::complete_tx_run).
+    std::vector<Mbarrier> states(1);  // not initialised
+    for (int64_t pending : {0, 1, 2}) {
+        for (int64_t tx : {int64_t{0}, int64_t{256}, int64_t{16384}, -Mbarrier::kMaxTx + 8, Mbarrier::kMaxTx}) {
+            Mbarrier b;
+            b.init(2);
+            if (tx > 0) b.expect_tx(tx);
+            if (tx < 0) b.complete_tx(-tx);
+            for (int64_t i = 0; i < 2 - pending; ++i) b.arrive(1);
+            if (b.phase() == 0) states.push_back(b);  // those the arrivals did not complete
+        }
+    }
+    int open = 0, closed = 0;
+    for (const Mbarrier& s : states) {
+        for (int64_t bytes : {int64_t{-1}, int64_t{0}, int64_t{16}, int64_t{256}, int64_t{16384}, Mbarrier::kMaxTx,
+                              Mbarrier::kMaxTx + 1}) {
+            Mbarrier b = s;
+            bool threw = false, completed = false;
+            try {
+                completed = b.complete_tx(bytes);
+            } catch (const MbarrierError&) {
+                threw = true;
+            }
+            INFO("live " << s.live() << " pending " << s.pending() << " tx " << s.tx_count() << " bytes " << bytes);
+            CHECK(s.credit_stays_open(bytes) == (!threw && !completed));
+            (!threw && !completed ? open : closed)++;
+        }
+    }
+    CHECK(open > 10);
+    CHECK(closed > 10);
 }

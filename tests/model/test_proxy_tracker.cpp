@@ -23,6 +23,49 @@ TEST_CASE("proxy: writers fence, then sync: safe (B12 a)", "[model][proxy]") {
     CHECK_FALSE(p.check_async_read(0, 0, 8));
 }
 
+TEST_CASE("proxy: an async write clears exactly the generic granules it overlaps", "[model][proxy]") {
+    // Async writes touch only the span generic writes reached; one that covers part of it,
+    // or lies wholly outside, must leave the rest as it was.
+    ProxyTracker p(2, 256);
+    p.generic_write(1, 16, 8, 3);   // granules 4-5
+    p.generic_write(1, 64, 16, 5);  // granules 16-19
+    p.async_write(128, 64, 7);      // outside every generic write
+    p.async_write(20, 48, 7);       // granules 5-16
+    const auto v = p.check_async_read(0, 0, 256);
+    REQUIRE(v);
+    CHECK(v->first_byte == 16);
+    CHECK(v->last_byte == 79);
+    CHECK(v->ops == std::vector<int>{3, 5});
+    CHECK_FALSE(p.check_async_read(0, 20, 48));
+    CHECK(p.check_async_read(0, 16, 4));
+    CHECK(p.check_async_read(0, 68, 12));
+    CHECK_THROWS_AS(p.async_write(250, 8, 7), std::out_of_range);
+}
+
+TEST_CASE("proxy: before any generic write, reads find nothing and ranges outside throw", "[model][proxy]") {
+    // The granules are made on the first generic write; until then the checks answer as
+    // the all-none granules did, out_of_range (with the vector's own text) included.
+    ProxyTracker p(2, 64);
+    p.async_write(0, 64, 1);
+    CHECK_FALSE(p.check_async_read(0, 0, 64));
+    CHECK_THROWS_AS(p.check_async_read(0, 60, 8), std::out_of_range);
+    CHECK_THROWS_AS(p.check_async_read(0, -8, 4), std::out_of_range);
+    std::string lazy, made;
+    try {
+        p.check_async_read(0, 60, 8);
+    } catch (const std::out_of_range& e) {
+        lazy = e.what();
+    }
+    p.generic_write(1, 0, 4, 2);
+    try {
+        p.check_async_read(0, 60, 8);
+    } catch (const std::out_of_range& e) {
+        made = e.what();
+    }
+    CHECK(!lazy.empty());
+    CHECK(lazy == made);
+}
+
 TEST_CASE("proxy: sync, then the issuer fences: safe (B12 b)", "[model][proxy]") {
     ProxyTracker p = two_writers();
     p.cta_sync({0, 1, 2, 3});

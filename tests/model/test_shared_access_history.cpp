@@ -113,3 +113,23 @@ TEST_CASE("shared history: an unrecorded async write is checked on reused bytes 
     // Unrecorded: warp 1 writing again finds its own write last, not warp 0's copy.
     CHECK_FALSE(c.write(42, 0, 16, 6));
 }
+
+TEST_CASE("shared history: a copy's bytes count as filled exactly where copies were issued", "[model][race]") {
+    // The filled marks are bits, 64 to a word: ranges that start, end and straddle words.
+    Cta c;
+    REQUIRE_FALSE(c.read(40, 60, 12, 1));  // bytes 60-71, over the word boundary at 64
+    auto copy = [&](int64_t offset, int64_t bytes, int op) {
+        return c.history.access(SharedAccessHistory::view(c.clocks, 0), 0, offset, bytes, true, op, false);
+    };
+    CHECK_FALSE(copy(62, 8, 2));  // the first copy into bytes read early: C17's report, not a race
+    auto r = copy(56, 20, 3);     // 62-69 were filled: now they race with warp 1's read
+    REQUIRE(r);
+    CHECK(r->hazard == SharedHazard::war);
+    CHECK(r->first == 62);
+    CHECK(r->last == 69);
+    r = copy(56, 20, 4);  // every byte filled now
+    REQUIRE(r);
+    CHECK(r->first == 60);
+    CHECK(r->last == 71);
+    CHECK_FALSE(copy(128, 128, 5));  // bytes without a history in their block
+}

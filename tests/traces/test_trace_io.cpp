@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -214,7 +215,9 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
     e.t = int64_t(1) << 53;
     e.model_only = true;
     for (int64_t t_ns : {int64_t(-1), int64_t(0), int64_t(123456789)}) {
-        for (const std::string odd : {"plain", "quote\" back\\slash", "tab\tnl\n\x01", "caf\xc3\xa9", "bad\xff"}) {
+        // The last, long enough to leave the writer's line buffer, takes its slow path too.
+        for (const std::string& odd : std::vector<std::string>{"plain", "quote\" back\\slash", "tab\tnl\n\x01",
+                                                               "caf\xc3\xa9", "bad\xff", std::string(1500, 'x')}) {
             e.t_ns = t_ns;
             e.what = odd;
             e.detail = {{"barrier", odd}, {odd, "1"}};
@@ -239,6 +242,38 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
             INFO(odd << " t_ns " << t_ns);
             CHECK(line == j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace));
         }
+    }
+    // The widest numbers, on the buffered path (plain strings) and past its size (many iters).
+    for (size_t iters : {size_t(2), size_t(60)}) {
+        TraceEvent wide;
+        wide.op = std::numeric_limits<int>::min();
+        wide.iters.assign(iters, std::numeric_limits<int64_t>::min());
+        wide.cta = wide.warp = wide.lane = std::numeric_limits<int>::min();
+        wide.kind = EventKind::wait_begin;
+        wide.t = std::numeric_limits<int64_t>::min();
+        wide.t_ns = std::numeric_limits<int64_t>::max();
+        wide.model_only = true;
+        wide.what = "complete_tx";
+        wide.detail = {{"bytes", "16384"}, {"barrier", "full[3]"}};
+        Json j;
+        j["type"] = "event";
+        j["op"] = wide.op;
+        j["name"] = "mbarrier.wait";
+        j["iters"] = wide.iters;
+        j["cta"] = wide.cta;
+        j["warp"] = wide.warp;
+        j["lane"] = wide.lane;
+        j["kind"] = to_string(wide.kind);
+        j["t"] = wide.t;
+        j["t_ns"] = wide.t_ns;
+        j["model_only"] = true;
+        j["what"] = wide.what;
+        j["detail"] = Json::object();
+        for (const auto& [k, v] : wide.detail) j["detail"][k] = v;
+        std::string line = "kept:";
+        append_event_line(line, wide, "mbarrier.wait");
+        INFO(iters << " iters");
+        CHECK(line == "kept:" + j.dump());
     }
     TraceEvent plain;
     plain.op = 2;
@@ -322,4 +357,28 @@ TEST_CASE("the reader takes lines longer than its 1 MB read block and a last lin
     const size_t wide_line = lines.size() - 2;
     lines[wide_line].resize(lines[wide_line].size() - 7);
     CHECK_THROWS_WITH(parsed(joined(lines)), Catch::StartsWith("mem.jsonl:" + std::to_string(wide_line + 1) + ":"));
+}
+
+TEST_CASE("a memory line with inline hex is the bytes nlohmann gives for the same object", "[traces]") {
+    // The writer appends "hex" to the dumped object itself (a 1 MB image's digits skip the
+    // escaping scan); the line must stay what dumping the whole object gives.
+    RunResult r = sample_run();
+    MemoryImage every_byte;
+    every_byte.name = "stage[1]";
+    every_byte.space = "shared";
+    every_byte.cta = 3;
+    for (int b = 0; b < 256; ++b) every_byte.bytes.push_back(static_cast<uint8_t>(b));
+    MemoryImage empty;
+    empty.name = "nothing";
+    empty.space = "global";
+    r.memory = {every_byte, empty};
+    int memory_lines = 0;
+    for (const std::string& line : lines_of(written(r))) {
+        if (line.rfind(R"({"type":"memory")", 0) != 0) continue;
+        ++memory_lines;
+        const auto j = nlohmann::ordered_json::parse(line);
+        CHECK(j.contains("hex"));
+        CHECK(line == j.dump());
+    }
+    CHECK(memory_lines == 2);
 }
