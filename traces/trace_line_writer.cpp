@@ -15,18 +15,26 @@ bool plain_ascii(const std::string& s) {
     return true;
 }
 
-void append_int(std::string& out, int64_t v) {
+// Decimal digits of v at p (at most 20 and a sign); the cursor past them. The slow path and
+// the fast one below both spell integers with it.
+char* put_int(char* p, int64_t v) {
     char digits[24];
     char* end = digits + sizeof digits;
-    char* p = end;
+    char* d = end;
     const bool negative = v < 0;
     uint64_t u = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     do {
-        *--p = static_cast<char>('0' + u % 10);
+        *--d = static_cast<char>('0' + u % 10);
         u /= 10;
     } while (u);
-    if (negative) *--p = '-';
-    out.append(p, static_cast<size_t>(end - p));  // (p, end) as iterators went through replace()
+    if (negative) *--d = '-';
+    std::memcpy(p, d, static_cast<size_t>(end - d));
+    return p + (end - d);
+}
+
+void append_int(std::string& out, int64_t v) {
+    char digits[24];
+    out.append(digits, static_cast<size_t>(put_int(digits, v) - digits));
 }
 
 // A literal appended with its length known at compile time (no strlen per event line).
@@ -114,21 +122,7 @@ void append_event_line_escaped(std::string& out, const TraceEvent& e, const std:
 
 namespace {
 
-// The writers of the fast path: each moves the cursor past what it wrote.
-char* put_int(char* p, int64_t v) {
-    char digits[24];
-    char* end = digits + sizeof digits;
-    char* d = end;
-    const bool negative = v < 0;
-    uint64_t u = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    do {
-        *--d = static_cast<char>('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (negative) *--d = '-';
-    std::memcpy(p, d, static_cast<size_t>(end - d));
-    return p + (end - d);
-}
+// The writers of the fast path: each moves the cursor past what it wrote (put_int above too).
 
 char* put_text(char* p, const char* text, size_t n) {
     std::memcpy(p, text, n);

@@ -205,6 +205,26 @@ TEST_CASE("a large image equal to its declared init is written as its size and h
 
 TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[traces]") {
     using Json = nlohmann::ordered_json;
+    // The object the line must spell, built key by key (the events below have what, detail and
+    // model_only set; t_ns only when it is not negative).
+    const auto expected = [](const TraceEvent& ev, const std::string& name) {
+        Json j;
+        j["type"] = "event";
+        j["op"] = ev.op;
+        j["name"] = name;
+        j["iters"] = ev.iters;
+        j["cta"] = ev.cta;
+        j["warp"] = ev.warp;
+        j["lane"] = ev.lane;
+        j["kind"] = to_string(ev.kind);
+        j["t"] = ev.t;
+        if (ev.t_ns >= 0) j["t_ns"] = ev.t_ns;
+        j["model_only"] = ev.model_only;
+        j["what"] = ev.what;
+        j["detail"] = Json::object();
+        for (const auto& [k, v] : ev.detail) j["detail"][k] = v;
+        return j;
+    };
     TraceEvent e;
     e.op = 12;
     e.iters = {3, 65535};
@@ -222,21 +242,7 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
             e.what = odd;
             e.detail = {{"barrier", odd}, {odd, "1"}};
             // Version 3: no key, model_only only when true, detail only when not empty.
-            Json j;
-            j["type"] = "event";
-            j["op"] = e.op;
-            j["name"] = odd;
-            j["iters"] = e.iters;
-            j["cta"] = e.cta;
-            j["warp"] = e.warp;
-            j["lane"] = e.lane;
-            j["kind"] = to_string(e.kind);
-            j["t"] = e.t;
-            if (e.t_ns >= 0) j["t_ns"] = e.t_ns;
-            j["model_only"] = e.model_only;
-            j["what"] = e.what;
-            j["detail"] = Json::object();
-            for (const auto& [k, v] : e.detail) j["detail"][k] = v;
+            const Json j = expected(e, odd);
             std::string line;
             append_event_line(line, e, odd);
             INFO(odd << " t_ns " << t_ns);
@@ -255,21 +261,7 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
         wide.model_only = true;
         wide.what = "complete_tx";
         wide.detail = {{"bytes", "16384"}, {"barrier", "full[3]"}};
-        Json j;
-        j["type"] = "event";
-        j["op"] = wide.op;
-        j["name"] = "mbarrier.wait";
-        j["iters"] = wide.iters;
-        j["cta"] = wide.cta;
-        j["warp"] = wide.warp;
-        j["lane"] = wide.lane;
-        j["kind"] = to_string(wide.kind);
-        j["t"] = wide.t;
-        j["t_ns"] = wide.t_ns;
-        j["model_only"] = true;
-        j["what"] = wide.what;
-        j["detail"] = Json::object();
-        for (const auto& [k, v] : wide.detail) j["detail"][k] = v;
+        const Json j = expected(wide, "mbarrier.wait");
         std::string line = "kept:";
         append_event_line(line, wide, "mbarrier.wait");
         INFO(iters << " iters");
