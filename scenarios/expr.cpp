@@ -293,6 +293,27 @@ Expr Expr::parse(const std::string& text, const SourceLoc& loc, const std::strin
 
 bool Expr::is_constant() const { return root_ && variables().empty(); }
 
+namespace {
+
+bool uses_any(const ExprNode* n, const std::vector<std::string>& names) {
+    if (!n) return false;
+    if (n->kind == ExprNode::Kind::variable) return std::find(names.begin(), names.end(), n->name) != names.end();
+    return uses_any(n->lhs.get(), names) || uses_any(n->rhs.get(), names);
+}
+
+int count_divisions(const ExprNode* n, const std::vector<std::string>& names) {
+    if (!n) return 0;
+    const bool divides = n->kind == ExprNode::Kind::binary && (n->name == "/" || n->name == "%");
+    return (divides && uses_any(n, names) ? 1 : 0) + count_divisions(n->lhs.get(), names) +
+           count_divisions(n->rhs.get(), names);
+}
+
+}  // namespace
+
+int Expr::divisions_of(const std::vector<std::string>& names) const {
+    return count_divisions(root_.get(), names);
+}
+
 std::vector<std::string> Expr::variables() const {
     std::vector<std::string> out;
     collect_vars(root_.get(), out);

@@ -32,6 +32,9 @@ public:
     bool has_float_literal() const;  // "64.5": refused where an integer is meant
     // Variables the expression names, in first-use order.
     std::vector<std::string> variables() const;
+    // How many `/` and `%` have an operand that depends on one of `names` (what the generated
+    // kernel computes at run time; the rest folds at compile time).
+    int divisions_of(const std::vector<std::string>& names) const;
 
     // Integer evaluation (C semantics: truncating division). Division by zero, overflow,
     // shifts outside 0..63 and float literals throw ScenarioError at the expression's

@@ -14,11 +14,13 @@ struct TimingParams {
     double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)
     double issue_cycles = 0;                 // a plain instruction (fences aside)
     double predicate_select_cycles = 0;      // an op `by` a predicate: the vote and branch that pick its threads
+    double predicate_division_cycles = 0;    // such an op: each run-time `/` or `%` of its index or value
     double mbarrier_init_cycles = 0;
     double mbarrier_arrive_cycles = 0;
     double mbarrier_expect_tx_cycles = 0;
     double mbarrier_arrive_expect_tx_cycles = 0;
-    double mbarrier_wait_resume_cycles = 0;  // from phase completion to the waiter running
+    double mbarrier_wait_resume_cycles = 0;  // from phase completion to the blocked warp running
+    double mbarrier_lane_wait_resume_cycles = 0;  // the same when only some of the warp's lanes wait
     double mbarrier_wait_ready_cycles = 0;   // a wait whose phase had already completed (try_wait's own cost)
     double sync_cycles = 0;                  // bar.sync once the last warp arrived
     double fence_proxy_async_cycles = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // What every CTA of one run shares: the scenario, the timing, global memory, the log.
 #include <functional>
+#include <string>
 #include <map>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "model/state/dram_channel.h"
 #include "model/state/global_memory.h"
 #include "model/state/l2_request_path.h"
+#include "model/state/next_warp_vote.h"
 #include "model/state/snapshot_log.h"
 #include "model/state/tensormap_state.h"
 #include "scenarios/ir.h"
@@ -53,12 +55,44 @@ struct RunContext {
     // convert_layout's destination side): built once per run, not per warp and iteration.
     std::map<std::pair<int, bool>, LayoutOpView> layout_views;
 
+    // What an op `by` a predicate spends before it runs: the vote and branch that pick its
+    // threads, and its index and value computed in the branch, where a run-time `/` or `%` of a
+    // thread's coordinates is a chain of 64-bit integer instructions (calibrate/
+    // shared_v4_conflict_warps). Once per op and run.
+    double predicate_cycles(const Op& op) {
+        if (op.id < 0) return predicate_cost_of(op);
+        const size_t id = static_cast<size_t>(op.id);
+        if (id >= predicate_cost_.size()) predicate_cost_.resize(id + 1, -1.0);
+        if (predicate_cost_[id] < 0) predicate_cost_[id] = predicate_cost_of(op);
+        return predicate_cost_[id];
+    }
+
+    // Whether a wait by some of a warp's lanes leaves the others in the next op's vote
+    // (next_warp_vote.h). Once per op and run.
+    bool wait_meets_vote(const Op& op) {
+        if (op.id < 0) return false;
+        const size_t id = static_cast<size_t>(op.id);
+        if (id >= meets_vote_.size()) meets_vote_.resize(id + 1, -1);
+        if (meets_vote_[id] < 0) meets_vote_[id] = next_shared_op_is_vote(scenario.program, op.id) ? 1 : 0;
+        return meets_vote_[id] == 1;
+    }
+
     // The cycle an L2-missing read of `bytes` by CTA `cta`, reaching HBM at `now`, is through
     // its SM's share (sm_dram), which shrinks as the chip's HBM gets busy (dram_channel.h).
     int64_t sm_hbm_read_done(int cta, int64_t now, int64_t bytes) {
         const double scale = 1.0 - timing.hbm_sm_load_slowdown * dram.utilization(now);
         return sm_dram[static_cast<size_t>(cta)].pass(now, bytes, scale);
     }
+
+private:
+    double predicate_cost_of(const Op& op) const {
+        static const std::vector<std::string> kThreadVars{"tid", "lane", "warp", "cta", "rank"};
+        const int divisions = op.index.divisions_of(kThreadVars) + op.value.divisions_of(kThreadVars);
+        return timing.predicate_select_cycles + divisions * timing.predicate_division_cycles;
+    }
+
+    std::vector<double> predicate_cost_;
+    std::vector<signed char> meets_vote_;  // wait_meets_vote by op id; -1: not computed yet  // predicate_cycles by op id; -1: not computed yet
 };
 
 }  // namespace tmasim::model

@@ -169,7 +169,12 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     const TimingParams& tp = cta_.run().timing;
     // A try_wait that finds its phase complete still takes mbarrier_wait_ready_cycles on the
     // H200 (not one issue slot): the instruction's round trip to the barrier in shared memory.
-    spend(waited ? tp.mbarrier_wait_resume_cycles : tp.mbarrier_wait_ready_cycles);
+    // A blocked waiter whose warp-mates went on past the branch to the next op's vote (an
+    // elected producer thread) resumes later than a whole blocked warp (next_warp_vote.h).
+    const int live = std::min(32, cta_.num_threads() - warp_ * 32);
+    const bool lane_alone = static_cast<int>(lanes.size()) < live && cta_.run().wait_meets_vote(op);
+    const double resume = lane_alone ? tp.mbarrier_lane_wait_resume_cycles : tp.mbarrier_wait_resume_cycles;
+    spend(waited ? resume : tp.mbarrier_wait_ready_cycles);
     emit(op, ev, EventKind::wait_end);
 }
 

@@ -116,7 +116,7 @@ TEST_CASE("catalog: events follow the trace format's per-selector rules and timi
     CHECK(arrive_issue[1].lane == 0);
     REQUIRE(events_of(r, wait, EventKind::wait_begin).size() == 2);
 
-    // The copy: HBM latency (cold lines, 463 on h100-sxm) + 4096 B at 110 B/clk (38 cycles)
+    // The copy: HBM latency (cold lines, 504 on h100-sxm) + 4096 B at 110 B/clk (38 cycles)
     // after the engine starts it; the waiters resume 137 cycles after the phase flips.
     const auto start = events_of(r, load, EventKind::state, "tma_start");
     const auto landed = events_of(r, load, EventKind::state, "bytes_landed");
@@ -125,7 +125,7 @@ TEST_CASE("catalog: events follow the trace format's per-selector rules and timi
     REQUIRE(landed.size() == 1);
     REQUIRE(flip.size() == 1);  // the bytes are the last thing the phase waits for
     CHECK(start[0].t == load_issue[0].t);
-    CHECK(landed[0].t - start[0].t == 463 + 38);
+    CHECK(landed[0].t - start[0].t == 504 + 38);
     CHECK(flip[0].t == landed[0].t);
     // A warp already waiting resumes mbarrier_wait_resume_cycles (137) after the flip; one that
     // arrives later finds the phase complete and pays mbarrier_wait_ready_cycles (h100-sxm, the
@@ -228,7 +228,7 @@ TEST_CASE("model: the arch option picks the config, unknown ones throw", "[model
     const auto landed = events_of(r, load, EventKind::state, "bytes_landed");
     REQUIRE(start.size() == 1);
     REQUIRE(landed.size() == 1);
-    CHECK(landed[0].t - start[0].t == 439 + 38);
+    CHECK(landed[0].t - start[0].t == 474 + 38);
     o.arch = "nope";
     CHECK_THROWS_AS(run_model(s, o), std::runtime_error);
 }

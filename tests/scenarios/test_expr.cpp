@@ -65,6 +65,15 @@ TEST_CASE("expressions report their variables and constness") {
     CHECK(parse("i + j*i").variables() == std::vector<std::string>{"i", "j"});
 }
 
+TEST_CASE("expressions count the divisions of the variables named") {
+    const std::vector<std::string> thread{"tid", "warp"};
+    CHECK(parse("(warp / 4 - 1) * 1024 + (tid % 128) * 8").divisions_of(thread) == 2);
+    CHECK(parse("k / 2 + tid").divisions_of(thread) == 0);       // k is not named: it folds
+    CHECK(parse("128 % (tid + 1)").divisions_of(thread) == 1);   // a run-time divisor
+    CHECK(parse("(tid / 2) / 2").divisions_of(thread) == 2);
+    CHECK(Expr().divisions_of(thread) == 0);
+}
+
 TEST_CASE("syntax errors point at the column inside the expression") {
     try {
         parse("i * (2 + ");
