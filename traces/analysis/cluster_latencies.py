@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Cluster, DSMEM, st.async, snapshot and satisfied-wait timings in the recorded H200 traces.
+"""Cluster, DSMEM, st.async, snapshot and satisfied-wait timings in the recorded traces of one
+GPU's fitting folders (traces/recorded/SPLIT.yaml; the held-out folders are never read).
 
-Derives the numbers model/arch/h200.yaml cites as "measured: ... cluster_latencies.py":
+Derives the numbers model/arch/<gpu>.yaml cites as "measured: ... cluster_latencies.py":
   remote ops      durations (issue->complete) of shared.load / shared.store / mbarrier.arrive
                   whose scenario op has a `cta:` key (a shared::cluster access or a remote
                   arrive), apart from the local ones; op ids are the scenario's preorder op
@@ -15,12 +16,19 @@ Derives the numbers model/arch/h200.yaml cites as "measured: ... cluster_latenci
   snapshot        shared.snapshot issue->complete per 16-byte vector of the image
   --model         also: the H200's mbarrier.wait durations where the model (--arch h200) finds
                   the phase already complete (runs build/cli/tmasim)
-usage (from the repository root): traces/analysis/cluster_latencies.py [--model]
+usage (from the repository root): traces/analysis/cluster_latencies.py [--gpu GPU] [--model]
 Stdlib only.
 """
 import argparse, collections, json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = "traces/recorded/NVIDIA-H200"
+
+
+def fitting_folders():
+    """The `fitting:` list of traces/recorded/SPLIT.yaml (a flow list over one or more lines)."""
+    text = open("traces/recorded/SPLIT.yaml").read()
+    m = re.search(r"^fitting:\s*\[([^\]]*)\]", text, re.M)
+    return {f.strip() for f in m.group(1).replace("\n", " ").split(",") if f.strip()}
 
 
 def stats(v):
@@ -67,7 +75,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", action="store_true")
     ap.add_argument("--tmasim", default="build/cli/tmasim")
+    ap.add_argument("--gpu", default="NVIDIA-H200", choices=["NVIDIA-H200", "NVIDIA-H100-80GB-HBM3"])
     a = ap.parse_args()
+    global ROOT
+    ROOT = "traces/recorded/" + a.gpu
+    fitting = fitting_folders()
     remote = collections.defaultdict(list)      # (name, remote?) -> durations
     remote_by = collections.defaultdict(list)   # (name, trace) -> durations, remote only
     sync_release, relaxed_arrive, relaxed_wait_after, snap_per_vec, snap_dur = [], [], [], [], []
@@ -78,7 +90,7 @@ def main():
                 continue
             path = os.path.join(d, f)
             rel = os.path.relpath(path, ROOT)[:-len(".jsonl")]
-            if not os.path.exists(os.path.join("scenarios/catalog", rel + ".yaml")):
+            if rel.split("/")[0] not in fitting or not os.path.exists(os.path.join("scenarios/catalog", rel + ".yaml")):
                 continue
             ops, csize = scenario_ops(rel)
             evs = list(events(path))
