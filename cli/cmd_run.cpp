@@ -38,7 +38,7 @@ struct RunArgs {
     std::string cache_dir;
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
-    std::string l2 = "cold";  // model: "warm", the launch follows an identical one (ModelOptions::l2_warm)
+    std::string l2 = "inputs";  // model: what the launch finds in L2 (model/core/l2_at_launch.h)
     bool quiet = false;
     int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
@@ -106,7 +106,7 @@ int run_many(const RunArgs& a) {
     o.model.seed = a.seed;
     o.model.max_work = a.max_work;
     o.model.trace = trace_level_of(a);
-    o.model.l2_warm = a.l2 == "warm";
+    model::parse_l2_at_launch(a.l2, o.model.l2);  // CLI checked the spelling
     o.model.unchanged_input_bytes = a.memory_bytes == "all";
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
@@ -186,7 +186,7 @@ int run(RunArgs& a) {
         opt.seed = a.seed;
         opt.max_work = a.max_work;
         opt.trace = trace_level_of(a);
-        opt.l2_warm = a.l2 == "warm";
+        model::parse_l2_at_launch(a.l2, opt.l2);
         opt.unchanged_input_bytes = a.memory_bytes == "all";
         result = run_model(scenario, opt);
     }
@@ -259,10 +259,12 @@ void add_run_command(CLI::App& app, Action& action) {
                     "predicts it untraced, all is what to compare with a traced device run")
         ->check(CLI::IsMember({"all", "waits", "none"}));
     a->l2_opt = sub->add_option("--l2", a->l2,
-                                "Model: what the launch finds in L2. cold: nothing (a first launch, as a device "
-                                "run); warm: what an identical launch before it read, where the scenario's global "
-                                "tensors fit in L2 (a benchmark's repeated launches)")
-                    ->check(CLI::IsMember({"cold", "warm"}))
+                                "Model: what the launch finds in L2. inputs: the global tensors as the device "
+                                "executor leaves them, copied in by the host just before the launch, in L2 where "
+                                "they fit together (first touches still pay the cold latency); cold: nothing (a "
+                                "launch after other work evicted them); warm: what an identical launch before it "
+                                "read, where the global tensors fit in L2 (a benchmark's repeated launches)")
+                    ->check(CLI::IsMember({"inputs", "cold", "warm"}))
                     ->capture_default_str();
     sub->add_option("--memory-bytes", a->memory_bytes,
                     "Which images the trace holds the bytes of: changed (default: an input of 1 MiB or more "

@@ -42,7 +42,7 @@ struct TimingParams {
     double hbm_sm_bytes_per_cycle = 0;
     double hbm_sm_burst_bytes = 0;
     double hbm_sm_load_slowdown = 0;         // the share of that rate an SM loses while the chip's HBM is saturated
-    double l2_bytes = 0;                     // L2 capacity: what a warm launch (ModelOptions::l2_warm) finds there
+    double l2_bytes = 0;                     // L2 capacity: what a launch can find there (l2_at_launch.h)
     double l2_sectors_per_cycle = 0;         // the whole chip: L1-to-L2 request slots (one per sector moved)
     double l2_request_overhead_sectors = 0;  // the slots each line request takes besides its sectors
     double tma_complete_tx_chunk_bytes = 0;  // a load credits its barrier in pieces this big

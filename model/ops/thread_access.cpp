@@ -199,7 +199,7 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
     cta_.async_writes().prune(cta_.tracker());
     const TimingParams& tp = cta_.run().timing;
     int64_t latency = whole_cycles(resident ? tp.cp_async_latency_l2_cycles : tp.cp_async_latency_hbm_cycles);
-    if (!resident) {
+    if (!resident && !cta_.run().inputs_in_l2) {
         // Misses pass the chip's shared HBM channel (DramChannel): with every SM streaming,
         // the channel, not the latency, decides when the bytes are in.
         int64_t bytes = 0;

@@ -77,7 +77,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     int64_t span_cycles = -1;
     {
         FreshSimContext context;
-        model::Simulation sim(scenario, arch, options.trace, options.l2_warm);
+        model::Simulation sim(scenario, arch, options.trace, options.l2);
         result = sim.run(options.unchanged_input_bytes);
         span_cycles = sim.kernel_span_cycles();
     }
@@ -90,7 +90,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     p.seed = options.seed;
     p.extra["model_gpu"] = arch.gpu();
     p.extra["trace_level"] = to_string(options.trace);  // which kernel it predicts: the device's key
-    if (options.l2_warm) p.extra["l2"] = "warm";
+    if (options.l2 != model::L2AtLaunch::inputs) p.extra["l2"] = model::to_string(options.l2);
     if (span_cycles >= 0) {  // the device's key too: first warp entry to last warp exit
         p.extra["kernel_span_cycles"] = std::to_string(span_cycles);
         p.extra["kernel_span_ns"] = std::to_string(std::llround(static_cast<double>(span_cycles) * 1000.0 /

@@ -7,6 +7,7 @@
 
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
+#include "model/core/l2_at_launch.h"
 #include "scenarios/trace_level.h"
 
 namespace tmasim::model {
@@ -27,9 +28,9 @@ struct ModelOptions {
     // Bound on the run's work (scenarios/work_estimate.h counts it before the run): a valid scenario
     // can otherwise keep the model busy for hours. 0: no bound (tmasim run --max-work 0).
     int64_t max_work = kDefaultMaxWork;
-    // The launch follows an identical one (a benchmark's timed launches): what it reads is in
-    // L2 already where the global tensors fit there (arch l2_bytes). Default: a first launch.
-    bool l2_warm = false;
+    // What the launch finds in L2 (model/core/l2_at_launch.h). Default: the global
+    // tensors as the device executor leaves them, copied in by the host just before.
+    L2AtLaunch l2 = L2AtLaunch::inputs;
     // false: a global tensor of at least kXxh64MinBytes that the run never wrote nor needed
     // whole comes back as its size and hash only (MemoryImage::digest_only), as its trace
     // keeps it; true: with its bytes (tmasim run --memory-bytes all).

@@ -27,20 +27,25 @@ void simulate_until_idle() {
 // A launch after an identical one: every global tensor it reads was read before, so it is in
 // L2 where all of them fit together (a stream larger than L2 evicts its own lines before it
 // reads them again; sm_placement_probe.cu: 32 MiB streamed again ran from L2, 64 MiB did not).
-void warm_l2(const Scenario& s, double l2_bytes, GlobalMemory& global) {
+double global_footprint(const Scenario& s) {
     double footprint = 0;
     for (const GlobalTensor& g : s.globals) footprint += static_cast<double>(g.size_bytes());
-    if (footprint > l2_bytes) return;
+    return footprint;
+}
+
+void warm_l2(const Scenario& s, double l2_bytes, GlobalMemory& global) {
+    if (global_footprint(s) > l2_bytes) return;
     for (const GlobalTensor& g : s.globals)
         if (g.size_bytes() > 0) global.touch(g.name, 0, g.size_bytes() - 1);
 }
 
 }  // namespace
 
-Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace, bool l2_warm)
+Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace, L2AtLaunch l2)
     : layout_(compute_shared_layout(s)), context_(s, arch, layout_, trace) {
     context_.abort_run = [this] { abort_run(); };
-    if (l2_warm) warm_l2(s, arch.timing().l2_bytes, context_.global);
+    if (l2 == L2AtLaunch::warm) warm_l2(s, arch.timing().l2_bytes, context_.global);
+    if (l2 == L2AtLaunch::inputs) context_.inputs_in_l2 = global_footprint(s) <= arch.timing().l2_bytes;
     const int n = s.launch.num_ctas();
     for (int c = 0; c < n; ++c)
         ctas_.push_back(std::make_unique<CtaModule>(fmt::format("cta{}", c).c_str(), context_, c));

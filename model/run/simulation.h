@@ -20,9 +20,9 @@ class ClusterFabric;
 class Simulation {
 public:
     // `trace`: predict the kernel the device executor times at that level (none: untraced).
-    // l2_warm: the launch finds in L2 what an identical launch before it read, where the
-    // scenario's global tensors fit in it (ModelOptions::l2_warm).
-    Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace = TraceLevel::none, bool l2_warm = false);
+    // `l2`: what the launch finds in L2 (model/core/l2_at_launch.h).
+    Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace = TraceLevel::none,
+               L2AtLaunch l2 = L2AtLaunch::inputs);
     ~Simulation();
 
     // Outcome, events, diagnostics and memory; the caller fills the provenance.

@@ -47,6 +47,9 @@ struct RunContext {
     L2RequestPath l2_requests;   // L1 to L2: the layout ops' line requests (loads and stores)
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
+    // L2AtLaunch::inputs and the global tensors fit in L2 together: first touches pay the cold
+    // latency, the bytes stream at L2's rate, not through the HBM shares (set by Simulation).
+    bool inputs_in_l2 = false;
     int64_t last_warp_exit = 0;  // cycle the last warp to finish finished: the kernel's span
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread

@@ -50,7 +50,7 @@ int64_t TmaEngine::latency_for(const TmaRequest& r, bool& through_dram) {
     // Stores (reduces and scatters too) are absorbed by L2 (write-back): done once L2 has
     // them, sooner than a load's round trip; loads and prefetches pay HBM latency on lines
     // not seen yet, and leave them resident.
-    through_dram = !resident || writes_global(r.kind);
+    through_dram = (!resident && !cta_.run().inputs_in_l2) || writes_global(r.kind);
     if (writes_global(r.kind)) return whole_cycles(tp.tma_store_latency_cycles);
     return whole_cycles(resident ? tp.tma_latency_l2_cycles : tp.tma_latency_hbm_cycles);
 }

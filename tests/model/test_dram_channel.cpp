@@ -67,10 +67,12 @@ Scenario stream(int ctas, int tiles) {
     return load_scenario_text(t, "stream.yaml");
 }
 
-double per_cta_bytes_per_cycle(int ctas, int tiles, bool l2_warm = false) {
+// The stream's tensors are small; cold (not the default) stands for the streams larger than
+// L2 that these tests are about.
+double per_cta_bytes_per_cycle(int ctas, int tiles, model::L2AtLaunch l2 = model::L2AtLaunch::cold) {
     ModelOptions o;
     o.arch = "h200";
-    o.l2_warm = l2_warm;
+    o.l2 = l2;
     const RunResult r = run_model(stream(ctas, tiles), o);
     REQUIRE(r.outcome == Outcome::ok);
     return 16384.0 * tiles / std::stod(r.provenance.extra.at("kernel_span_cycles"));
@@ -100,14 +102,20 @@ TEST_CASE("a warm launch streams from L2, and an SM's HBM share shrinks as more 
     const double cold = per_cta_bytes_per_cycle(1, 32);
     // 32 tiles of 16 KiB fit in L2: the launch after an identical one reads them from there,
     // beyond the SM's HBM share (sm_placement_probe.cu: 187 against 100 GB/s on an H200).
-    const double warm = per_cta_bytes_per_cycle(1, 32, true);
+    const double warm = per_cta_bytes_per_cycle(1, 32, model::L2AtLaunch::warm);
     CHECK(warm > 1.2 * cold);
     CHECK(warm <= tp.tma_bytes_per_cycle);
+    // The executor's launch (the default): the host copy left them in L2, so they stream from
+    // there too, a little slower than warm (each line's first touch pays the cold latency).
+    const double inputs = per_cta_bytes_per_cycle(1, 32, model::L2AtLaunch::inputs);
+    CHECK(inputs > 1.2 * cold);
+    CHECK(inputs <= warm);
     // 33 CTAs use about half the chip's HBM: each SM gets less than one alone, more than its
     // share at a saturated chip.
     const double many = per_cta_bytes_per_cycle(33, 32);
     CHECK(many < 0.9 * cold);
     CHECK(many > (1.0 - tp.hbm_sm_load_slowdown) * 0.9 * tp.hbm_sm_bytes_per_cycle);
     // A grid too large for L2 is not warmed: 132 CTAs x 32 tiles are 69 MB, over the 60 MB.
-    CHECK(per_cta_bytes_per_cycle(132, 32, true) == Approx(per_cta_bytes_per_cycle(132, 32)));
+    CHECK(per_cta_bytes_per_cycle(132, 32, model::L2AtLaunch::warm) == Approx(per_cta_bytes_per_cycle(132, 32)));
+    CHECK(per_cta_bytes_per_cycle(132, 32, model::L2AtLaunch::inputs) == Approx(per_cta_bytes_per_cycle(132, 32)));
 }
