@@ -1,23 +1,32 @@
 #!/usr/bin/env python3
-"""Per-op-kind durations in the recorded H200 traces (and, with --model, in the model's).
+"""Per-op-kind durations in one GPU's recorded traces (and, with --model, in the model's).
 
 A duration is issue->complete (or wait_begin->wait_end for a wait op) of one op instance on
-one (cta, warp, lane). Prints, per op kind, the median, min, max and count over every trace
-under traces/recorded/NVIDIA-H200 (or the files/folders given), and with --model the model's
-median for the same instances (the model run on each trace's catalog scenario, --arch h200),
-so a number in model/arch/h200.yaml that says "measured" can be re-derived and checked.
+one (cta, warp, lane). Prints, per op kind, the median, min, max and count over the traces of
+the fitting folders (traces/recorded/SPLIT.yaml) under traces/recorded/<--gpu> (or the files/
+folders given), and with --model the model's median for the same instances (the model run on
+each trace's catalog scenario with that GPU's config), so a number in model/arch/<gpu>.yaml that
+says "measured" can be re-derived and checked.
 
 usage (from the repository root):
-  traces/analysis/op_durations.py [--model] [--by-trace] [--name OPKIND] [PATH ...]
+  traces/analysis/op_durations.py [--gpu GPU] [--model] [--by-trace] [--name OPKIND] [PATH ...]
 Stdlib only.
 """
-import argparse, collections, json, os, statistics, subprocess, sys, tempfile
+import argparse, collections, json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = "traces/recorded/NVIDIA-H200"
+ARCH = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
+
+
+def fitting_folders():
+    """The `fitting:` list of traces/recorded/SPLIT.yaml (a flow list over one or more lines)."""
+    text = open("traces/recorded/SPLIT.yaml").read()
+    m = re.search(r"^fitting:\s*\[([^\]]*)\]", text, re.M)
+    return [f.strip() for f in m.group(1).replace("\n", " ").split(",") if f.strip()]
 
 
 def trace_files(paths):
-    for p in paths or [ROOT]:
+    for p in paths or [os.path.join(ROOT, f) for f in fitting_folders()]:
         if os.path.isdir(p):
             for d, _, fs in sorted(os.walk(p)):
                 for f in sorted(fs):
@@ -53,7 +62,7 @@ def model_trace(dev_path, tmp, tmasim):
     if not os.path.exists(scen):
         return None
     out = os.path.join(tmp, rel.replace("/", "_") + ".jsonl")
-    subprocess.run([tmasim, "run", "--backend", "model", "--arch", "h200", scen, "-o", out, "-q"],
+    subprocess.run([tmasim, "run", "--backend", "model", "--arch", ARCH[os.path.basename(ROOT)], "--trace", "all", scen, "-o", out, "-q"],
                    capture_output=True)
     return out if os.path.exists(out) else None
 
@@ -65,7 +74,10 @@ def main():
     ap.add_argument("--by-trace", action="store_true", help="one row per (trace, op kind)")
     ap.add_argument("--name", help="only this op kind")
     ap.add_argument("--tmasim", default="build/cli/tmasim")
+    ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH))
     a = ap.parse_args()
+    global ROOT
+    ROOT = "traces/recorded/" + a.gpu
     tmp = tempfile.mkdtemp()
     dev = collections.defaultdict(list)
     mod = collections.defaultdict(list)
