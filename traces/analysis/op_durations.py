@@ -26,7 +26,7 @@ def fitting_folders():
 
 
 def trace_files(paths):
-    for p in paths or [os.path.join(ROOT, f) for f in fitting_folders()]:
+    for p in paths or [os.path.join(ROOT, f) for f in fitting_folders() if os.path.isdir(os.path.join(ROOT, f))]:
         if os.path.isdir(p):
             for d, _, fs in sorted(os.walk(p)):
                 for f in sorted(fs):
