@@ -10,7 +10,10 @@
 # untraced_repeats.txt (scenario, kernel span of runs 1-3 in ns) and provenance.txt.
 # Scenarios expected to hang are left out of the untraced runs (a hang waits for the watchdog).
 # UNTRACED_ONLY=1 skips the traced batch: the fitting folders' untraced runs, whose traced
-# recordings the arch configs were fitted on and stay as they are.
+# recordings the arch configs were fitted on and stay as they are. TRACED_ONLY=1 skips the
+# untraced runs. TRACED_RUNS=N (default 1) runs the traced batch N times and keeps, per
+# scenario, the run whose kernel span is the median of the N (a launch now and then starts
+# hundreds of cycles late); traced_repeats.txt lists the N spans, the kept one first.
 set -uo pipefail
 export TMASIM_ARCH_DIR=$PWD/model/arch LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 [ $# -gt 0 ] || set -- oob pipelines races warpspec
@@ -21,7 +24,23 @@ echo "commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown) $(date -u '+%Y-%m-%d
 span() { grep -o '"kernel_span_ns":"[0-9]*"' "$1" 2>/dev/null | cut -d'"' -f4; }
 for folder in "$@"; do
   mkdir -p "$r/$folder" "$r/${folder}_untraced" "$work/rep2/$folder" "$work/rep3/$folder"
-  [ -n "${UNTRACED_ONLY:-}" ] || .gpu/tmasim run "scenarios/catalog/$folder" --backend device -o "$r/$folder" 2>&1 | tail -1
+  if [ -z "${UNTRACED_ONLY:-}" ]; then
+    runs=${TRACED_RUNS:-1}
+    for i in $(seq 1 "$runs"); do
+      .gpu/tmasim run "scenarios/catalog/$folder" --backend device -o "$work/traced$i/$folder" 2>&1 | tail -1
+    done
+    for t in "$work/traced1/$folder"/*.jsonl; do
+      name=$(basename "$t")
+      # The run with the median span (ties: the earlier run); spans listed in run order after it.
+      pick=$(for i in $(seq 1 "$runs"); do echo "$(span "$work/traced$i/$folder/$name" || echo 0) $i"; done |
+             sort -n -k1,1 -k2,2 | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f2)
+      cp "$work/traced$pick/$folder/$name" "$r/$folder/$name"
+      printf '%-48s %s  run %s of: %s\n' "$folder/${name%.jsonl}" "$(span "$r/$folder/$name")" "$pick" \
+        "$(for i in $(seq 1 "$runs"); do printf '%s ' "$(span "$work/traced$i/$folder/$name")"; done)" >>"$work/traced_repeats.txt"
+    done
+    rm -rf "$work"/traced[0-9]*
+  fi
+  [ -n "${TRACED_ONLY:-}" ] && continue
   for s in scenarios/catalog/$folder/*.yaml; do
     grep -q "outcome: hang" "$s" && continue
     name=$(basename "$s" .yaml)
@@ -34,4 +53,4 @@ for folder in "$@"; do
 done
 rm -rf "$work/rep2" "$work/rep3"
 tar czf "${OUT:-/tmp}/held_$gpu.tar.gz" -C "$work" .
-cat "$work/untraced_repeats.txt"
+cat "$work/untraced_repeats.txt" "$work/traced_repeats.txt" 2>/dev/null
