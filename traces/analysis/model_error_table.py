@@ -21,6 +21,12 @@ traces/recorded/<gpu>/bench/<split>_untraced_repeats.txt (the recorded trace's o
 scenario has none there); the median and p90 over those scenarios are printed, and
 recorded and checked under "<gpu>/<split>/untraced_kernel" the same way.
 
+The device against itself: where traces/recorded/<gpu>/<split>_session_a/ holds the same
+scenarios recorded in another session (held_out: one run each in the session the fitting folders
+were recorded in, before the held-out traces became the median of three runs), the table also
+prints the per-trace error of those recordings against the split's (what no model can beat) and
+the model's against them. Informational: --check does not judge them.
+
 usage (from the repository root):
   traces/analysis/model_error_table.py [--gpu NVIDIA-H200] [--split held_out|fitting|all]
       [--tmasim build/cli/tmasim] [--json OUT.json] [--check F.json | --write-baseline F.json]
@@ -37,6 +43,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--tmasim", default="build/cli/tmasim")
 ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH_OF_GPU))
 ap.add_argument("--split", default="all", choices=["fitting", "held_out", "all"])
+ap.add_argument("--align", default="entry", choices=["entry", "first-op"],
+                help="event-time origin of the per-op comparison (tmasim diff --align): kernel entry, or each CTA's first op")
 ap.add_argument("--json", help="write the per-trace figures here")
 ap.add_argument("--check", help="fail when worse than the figures this file records")
 ap.add_argument("--write-baseline", help="record the overall figures in this file")
@@ -70,7 +78,7 @@ def model_timing(rel, recorded, level):
     if not os.path.exists(out):
         print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)
         return None
-    dj = subprocess.run([args.tmasim, "diff", "--json", out, recorded], capture_output=True, text=True)
+    dj = subprocess.run([args.tmasim, "diff", "--json", "--align", args.align, out, recorded], capture_output=True, text=True)
     return json.loads(dj.stdout)["timing"]
 
 
@@ -125,6 +133,27 @@ overall = {"traces": len(rows), "median": round(statistics.median(medians), 2),
 print(f"per-trace median relative error over {overall['traces']} traces ({args.gpu}, {args.split}): "
       f"median {overall['median']:.1f}%, p90 {overall['p90']:.1f}%")
 figures = {f"{args.gpu}/{args.split}": overall}
+# The device against itself: the same scenarios recorded in another session (one run each, the
+# session the fitting folders were recorded in), diffed the same way. What no model can beat.
+again = os.path.join(root, args.split + "_session_a")
+if os.path.isdir(again):
+    floor, model_there = [], []
+    for rel in sorted(rows):
+        other = os.path.join(again, rel + ".jsonl")
+        if not os.path.exists(other):
+            continue
+        for a, into in ((other, floor), (os.path.join(tmp, rel.replace("/", "_") + "." + rows[rel]["trace_level"] + ".jsonl"), model_there)):
+            dj = subprocess.run([args.tmasim, "diff", "--json", "--align", args.align, a, os.path.join(
+                root if into is floor else again, rel + ".jsonl")], capture_output=True, text=True)
+            t = json.loads(dj.stdout)["timing"] if dj.stdout.strip() else None
+            if t and t["events"]["paired"]:
+                into.append(100 * t["events"]["median_rel_err"])
+    if floor:
+        print(f"the device against itself ({os.path.relpath(again)}, another session's run of the same "
+              f"scenarios): median {statistics.median(floor):.1f}%, p90 {percentile(floor, 0.9):.1f}% over {len(floor)} traces")
+    if model_there:
+        print(f"the model against that session's runs: median {statistics.median(model_there):.1f}%, "
+              f"p90 {percentile(model_there, 0.9):.1f}% over {len(model_there)} traces")
 if untraced:
     print()
     print(f"untraced kernel time, model --trace none against {root}/<folder>_untraced, split {args.split}: "
