@@ -69,6 +69,7 @@ const std::vector<ParamEntry>& param_table() {
         {"snapshot_vector_cycles", &TimingParams::snapshot_vector_cycles},
         {"global_load_l2_cycles", &TimingParams::global_load_l2_cycles},
         {"global_load_hbm_cycles", &TimingParams::global_load_hbm_cycles},
+        {"global_store_cycles", &TimingParams::global_store_cycles},
         {"cp_async_issue_cycles", &TimingParams::cp_async_issue_cycles},
         {"cp_async_arrive_cycles", &TimingParams::cp_async_arrive_cycles},
         {"cp_async_latency_l2_cycles", &TimingParams::cp_async_latency_l2_cycles},

@@ -57,6 +57,7 @@ struct TimingParams {
     double snapshot_vector_cycles = 0;       // shared.snapshot: each 16-byte vector after the first
     double global_load_l2_cycles = 0;        // ld.global whose lines are in L2
     double global_load_hbm_cycles = 0;       // ld.global of lines never touched
+    double global_store_cycles = 0;          // st.global of a warp: posted, but its address and value first
     double cp_async_issue_cycles = 0;        // the LDGSTS instruction
     double cp_async_arrive_cycles = 0;       // cp.async.mbarrier.arrive
     double cp_async_latency_l2_cycles = 0;   // issue to bytes in shared memory, L2 hit

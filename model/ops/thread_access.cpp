@@ -144,7 +144,7 @@ double ThreadAccess::global_access(const std::vector<int>& lanes, std::map<std::
         }
     }
     const TimingParams& tp = cta_.run().timing;
-    if (is_store) return tp.issue_cycles;
+    if (is_store) return tp.global_store_cycles;
     detail["l2_hit"] = resident ? "1" : "0";
     return resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles;
 }
