@@ -175,16 +175,18 @@ void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& n
                     const std::string& sidecar_name, const TraceWriteOptions& options) {
     out << dump(header_json(result.provenance, kTraceHashVersion)) << '\n';
 
-    // Lines go to a buffer flushed every few MB: one stream write per line cost more than
-    // building it.
+    // Lines go to a buffer flushed every 256 KB: one stream write per line cost more than
+    // building it, and a buffer that stays in the L2 cache spares the misses a 4 MB one had
+    // on every line appended (and again when the kernel copied it out).
+    constexpr size_t kBufferBytes = size_t(256) << 10;
     std::string buf;
-    buf.reserve(size_t(4) << 20);
+    buf.reserve(kBufferBytes);
     static const std::string unnamed;
     for (const TraceEvent* e : events_in_trace_order(result)) {
         auto name = names.find(e->op);
         append_event_line(buf, *e, name == names.end() ? unnamed : name->second);
         buf += '\n';
-        if (buf.size() >= (size_t(4) << 20) - 4096) {
+        if (buf.size() >= kBufferBytes - 4096) {
             out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
             buf.clear();
         }

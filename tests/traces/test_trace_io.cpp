@@ -267,6 +267,22 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
         INFO(iters << " iters");
         CHECK(line == "kept:" + j.dump());
     }
+    // Numbers on each side of put_int's one- and two-digit shortcuts, and negative ones.
+    TraceEvent counted;
+    counted.op = 99;
+    counted.iters = {0, 9, 10, 11, 42, 99, 100, 101, 999, 1000, -1, -9, -10, -99, -100, 123456789012};
+    counted.cta = 100;
+    counted.warp = 10;
+    counted.lane = 9;
+    counted.kind = EventKind::issue;
+    counted.t = 180722;
+    counted.t_ns = 0;
+    counted.model_only = true;
+    counted.what = "phase_flip";
+    counted.detail = {{"phase", "1"}};
+    std::string counted_line;
+    append_event_line(counted_line, counted, "loop");
+    CHECK(counted_line == expected(counted, "loop").dump());
     TraceEvent plain;
     plain.op = 2;
     plain.kind = EventKind::issue;
