@@ -169,6 +169,18 @@ std::string to_hex(const std::vector<uint8_t>& bytes) {
 
 namespace {
 
+// An event's loop indices and detail live on the heap apart from it, allocated in the order
+// the backend made the events. The model makes them in simulation time, all CTAs at once,
+// and the trace lists them CTA by CTA: at 132 CTAs one line's heap parts lie far from the
+// last line's, a cache miss or two per line that 1 CTA never has. The writer fetches them
+// a few lines ahead.
+constexpr size_t kPrefetchLines = 4;
+
+void prefetch_heap_parts(const TraceEvent& e) {
+    if (!e.iters.empty()) __builtin_prefetch(e.iters.data());
+    if (!e.detail.empty()) __builtin_prefetch(&*e.detail.begin());
+}
+
 // `sidecar` null: every image inline. Else images of at least kSidecarImageMinBytes go to
 // `sidecar` (opened by the caller, named `sidecar_name` in the trace).
 void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& names, std::ostream* sidecar,
@@ -195,7 +207,10 @@ void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& n
         auto name = names.find(op);
         return name == names.end() ? unnamed : name->second;
     };
-    for (const TraceEvent* e : events_in_trace_order(result)) {
+    const std::vector<const TraceEvent*> events = events_in_trace_order(result);
+    for (size_t i = 0; i < events.size(); ++i) {
+        const TraceEvent* e = events[i];
+        if (i + kPrefetchLines < events.size()) prefetch_heap_parts(*events[i + kPrefetchLines]);
         append_event_line(buf, *e, name_for(e->op));
         buf += '\n';
         if (buf.size() >= kBufferBytes - 4096) {
