@@ -1,7 +1,8 @@
 // EventLog::take_sorted_events: the trace order of FORMAT.md, as one stable sort of all
 // events by (cta, t, op, warp, lane, kind, iters, what) would give it, whatever shortcuts
-// the log takes (a counting sort by CTA, sorting only equal-time runs when a CTA's events
-// came in time order).
+// the log takes (a counting sort by CTA, sorting only the equal-time runs where an event
+// came before its predecessor when a CTA's events came in time order, the moves along
+// listed cycles).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -75,6 +76,21 @@ TEST_CASE("event log: sorted events are the stable sort of all of them by the tr
             CHECK(log.take_sorted_events().empty());  // the log hands its events over
         }
     }
+}
+
+TEST_CASE("event log: CTA ids that are no index still give the stable sort", "[model][trace]") {
+    // The counting sort by CTA takes ids from 0; any other id sorts all events as one.
+    EventLog log;
+    log.add(EventSite{1, {}, 2, 0, 0}, EventKind::issue, 5);
+    log.add(EventSite{1, {}, -1, 0, 0}, EventKind::issue, 7);
+    log.add(EventSite{0, {}, 2, 0, 0}, EventKind::issue, 5);
+    log.add(EventSite{2, {}, -1, 0, 0}, EventKind::issue, 3);
+    const std::vector<TraceEvent> got = log.take_sorted_events();
+    REQUIRE(got.size() == 4);
+    CHECK(std::make_tuple(got[0].cta, got[0].t, got[0].op) == std::make_tuple(-1, int64_t{3}, 2));
+    CHECK(std::make_tuple(got[1].cta, got[1].t, got[1].op) == std::make_tuple(-1, int64_t{7}, 1));
+    CHECK(std::make_tuple(got[2].cta, got[2].t, got[2].op) == std::make_tuple(2, int64_t{5}, 0));
+    CHECK(std::make_tuple(got[3].cta, got[3].t, got[3].op) == std::make_tuple(2, int64_t{5}, 1));
 }
 
 TEST_CASE("complete_tx credits of one landing fold into one event, another landing starts its own",

@@ -203,6 +203,30 @@ TEST_CASE("a large image equal to its declared init is written as its size and h
     std::remove(sidecar_path_of(path).c_str());
 }
 
+TEST_CASE("event lines name their op from the names given, an unknown op with an empty name", "[traces]") {
+    // Ids the names skip, ids past the last name and negative ids; and names with a negative
+    // id, which the writer looks up in the map itself.
+    for (const OpNames& names : {OpNames{{0, "zero"}, {2, "two"}}, OpNames{{-3, "minus"}, {2, "two"}}}) {
+        RunResult r;
+        for (int op : {-3, 0, 1, 2, 5}) {
+            TraceEvent e;
+            e.op = op;
+            e.t = op + 3;  // trace order: -3, 0, 1, 2, 5
+            r.events.push_back(e);
+        }
+        std::vector<std::string> got;
+        for (const std::string& line : lines_of(written(r, names))) {
+            const auto j = nlohmann::json::parse(line);
+            if (j["type"] == "event") got.push_back(j["name"]);
+        }
+        const auto name = [&](int op) {
+            auto it = names.find(op);
+            return it == names.end() ? std::string() : it->second;
+        };
+        CHECK(got == std::vector<std::string>{name(-3), name(0), name(1), name(2), name(5)});
+    }
+}
+
 TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[traces]") {
     using Json = nlohmann::ordered_json;
     // The object the line must spell, built key by key (the events below have what, detail and
@@ -267,6 +291,22 @@ TEST_CASE("an event line is the bytes nlohmann gives for the same object", "[tra
         INFO(iters << " iters");
         CHECK(line == "kept:" + j.dump());
     }
+    // Numbers on each side of put_int's one- and two-digit shortcuts, and negative ones.
+    TraceEvent counted;
+    counted.op = 99;
+    counted.iters = {0, 9, 10, 11, 42, 99, 100, 101, 999, 1000, -1, -9, -10, -99, -100, 123456789012};
+    counted.cta = 100;
+    counted.warp = 10;
+    counted.lane = 9;
+    counted.kind = EventKind::issue;
+    counted.t = 180722;
+    counted.t_ns = 0;
+    counted.model_only = true;
+    counted.what = "phase_flip";
+    counted.detail = {{"phase", "1"}};
+    std::string counted_line;
+    append_event_line(counted_line, counted, "loop");
+    CHECK(counted_line == expected(counted, "loop").dump());
     TraceEvent plain;
     plain.op = 2;
     plain.kind = EventKind::issue;
