@@ -49,6 +49,8 @@ const std::vector<ParamEntry>& param_table() {
         {"shared_store_cycles", &TimingParams::shared_store_cycles},
         {"tma_latency_l2_cycles", &TimingParams::tma_latency_l2_cycles},
         {"tma_store_latency_cycles", &TimingParams::tma_store_latency_cycles},
+        {"tma_store_read_cycles", &TimingParams::tma_store_read_cycles},
+        {"tma_store_bytes_per_cycle", &TimingParams::tma_store_bytes_per_cycle},
         {"tma_latency_hbm_cycles", &TimingParams::tma_latency_hbm_cycles},
         {"tma_bytes_per_cycle", &TimingParams::tma_bytes_per_cycle},
         {"hbm_bytes_per_cycle", &TimingParams::hbm_bytes_per_cycle},

@@ -33,7 +33,9 @@ struct TimingParams {
     double tensormap_fetch_cycles = 0;       // extra on a CTA's first tensor op on a map
     double shared_store_cycles = 0;          // st.shared is posted: the issue alone
     double tma_latency_l2_cycles = 0;
-    double tma_store_latency_cycles = 0;     // a store, reduce or scatter: port start to written in L2
+    double tma_store_latency_cycles = 0;     // a store, reduce or scatter: its source read to written in L2
+    double tma_store_read_cycles = 0;        // a store's source read: the fixed part, before its bytes stream
+    double tma_store_bytes_per_cycle = 0;    // a store's source read: the rate its bytes go out at
     double tma_latency_hbm_cycles = 0;
     double tma_bytes_per_cycle = 0;          // per SM
     double hbm_bytes_per_cycle = 0;          // the whole chip: L2 misses and write-backs share it

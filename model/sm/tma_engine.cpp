@@ -107,7 +107,13 @@ void TmaEngine::port_loop() {
             if (!f.from_init) f.payload = read_source(r);
         }
         // The port streams the request's bytes; the next request waits for it, latency does not.
-        const int64_t transfer = whole_cycles(r.bytes / cta_.run().timing.tma_bytes_per_cycle);
+        // A store reads its source out at the rate the writes leave the SM, after a fixed start
+        // (calibrate/bulk_store_read: wait_group.read returned 436 / 792 / 2329 cycles after
+        // stores of 4 / 16 / 64 KiB), and is written latency (tma_store_latency_cycles) later.
+        const TimingParams& tp = cta_.run().timing;
+        const int64_t transfer = writes_global(r.kind)
+                                     ? whole_cycles(tp.tma_store_read_cycles + r.bytes / tp.tma_store_bytes_per_cycle)
+                                     : whole_cycles(r.bytes / tp.tma_bytes_per_cycle);
         thread_wait(cycles(transfer));
         if (run_aborted()) return;
         if (writes_global(r.kind)) {

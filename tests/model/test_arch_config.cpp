@@ -64,7 +64,7 @@ TEST_CASE("arch: both shipped configs load, with a source for every number", "[m
         CHECK(c.timing().mbarrier_wait_resume_cycles == 96);
         CHECK(c.timing().mbarrier_lane_wait_resume_cycles == 471);
         CHECK(c.timing().predicate_division_cycles == 45);
-        CHECK(c.sources().size() == 71);  // 35 + predicate_select, predicate_division, mbarrier_lane_wait_resume, global_store + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
+        CHECK(c.sources().size() == 73);  // 35 + predicate_select, predicate_division, mbarrier_lane_wait_resume, global_store, tma_store_read, tma_store_bytes_per_cycle + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
         // Each number says where it comes from: a device measurement, a fit to measurements,
         // a hopper-figures.md row, a derivation from one, or an explicit estimate.
         for (const auto& [key, source] : c.sources()) {
