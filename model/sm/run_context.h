@@ -1,8 +1,8 @@
 #pragma once
 // What every CTA of one run shares: the scenario, the timing, global memory, the log.
 #include <functional>
-#include <string>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,23 +61,16 @@ struct RunContext {
     // What an op `by` a predicate spends before it runs: the vote and branch that pick its
     // threads, and its index and value computed in the branch, where a run-time `/` or `%` of a
     // thread's coordinates is a chain of 64-bit integer instructions (calibrate/
-    // shared_v4_conflict_warps). Once per op and run.
-    double predicate_cycles(const Op& op) {
-        if (op.id < 0) return predicate_cost_of(op);
-        const size_t id = static_cast<size_t>(op.id);
-        if (id >= predicate_cost_.size()) predicate_cost_.resize(id + 1, -1.0);
-        if (predicate_cost_[id] < 0) predicate_cost_[id] = predicate_cost_of(op);
-        return predicate_cost_[id];
+    // shared_v4_conflict_warps).
+    double predicate_cycles(const Op& op) const {
+        return op.id >= 0 && static_cast<size_t>(op.id) < per_op_.size() ? per_op_[op.id].predicate_cycles
+                                                                          : predicate_cost_of(op);
     }
 
     // Whether a wait by some of a warp's lanes leaves the others in the next op's vote
-    // (next_warp_vote.h). Once per op and run.
-    bool wait_meets_vote(const Op& op) {
-        if (op.id < 0) return false;
-        const size_t id = static_cast<size_t>(op.id);
-        if (id >= meets_vote_.size()) meets_vote_.resize(id + 1, -1);
-        if (meets_vote_[id] < 0) meets_vote_[id] = next_shared_op_is_vote(scenario.program, op.id) ? 1 : 0;
-        return meets_vote_[id] == 1;
+    // (next_warp_vote.h).
+    bool wait_meets_vote(const Op& op) const {
+        return op.id >= 0 && static_cast<size_t>(op.id) < per_op_.size() && per_op_[op.id].wait_meets_vote;
     }
 
     // The cycle an L2-missing read of `bytes` by CTA `cta`, reaching HBM at `now`, is through
@@ -94,8 +87,21 @@ private:
         return timing.predicate_select_cycles + divisions * timing.predicate_division_cycles;
     }
 
-    std::vector<double> predicate_cost_;
-    std::vector<signed char> meets_vote_;  // wait_meets_vote by op id; -1: not computed yet  // predicate_cycles by op id; -1: not computed yet
+    // The two per-op facts above, by op id, worked out once from the scenario.
+    struct PerOp {
+        double predicate_cycles = 0;
+        bool wait_meets_vote = false;
+    };
+    std::vector<PerOp> per_op_ = [this] {
+        std::vector<PerOp> v;
+        for (const Op* op : scenario.all_ops()) {
+            if (op->id < 0) continue;
+            if (static_cast<size_t>(op->id) >= v.size()) v.resize(static_cast<size_t>(op->id) + 1);
+            v[op->id].predicate_cycles = predicate_cost_of(*op);
+            v[op->id].wait_meets_vote = op->kind == OpKind::mbarrier_wait && next_shared_op_is_vote(scenario.program, op->id);
+        }
+        return v;
+    }();
 };
 
 }  // namespace tmasim::model
