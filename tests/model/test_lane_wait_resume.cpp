@@ -14,35 +14,36 @@ using namespace tmasim;
 
 namespace {
 
-// Warp 0's waiter (`WAITER`) blocks on done; warp 1 loads shared memory four times, then
-// arrives; right after the wait comes `NEXT`.
-std::string blocked_wake(const std::string& waiter, const std::string& next) {
-    return R"(
-scenario: lane_wake
-summary: A waiter blocks before warp 1 arrives.
+// A one-CTA scenario of two warps with a shared i32[64] `words`, the barriers of `barriers`
+// (a YAML mapping body, or empty) and the ops of `program` (YAML list items).
+Scenario two_warps(const std::string& program, const std::string& barriers = "", const std::string& outcome = "ok") {
+    return load_scenario_text(R"(
+scenario: two_warps
+summary: A test program of two warps.
 source: tests/model
 arch: sm_90
 launch: {grid: [1], block: 64}
 shared:
   words: {type: i32, shape: [64]}
-barriers:
-  done: {}
-program:
-  - {op: mbarrier.init, barrier: done, count: 1, by: thread0}
+)" + (barriers.empty() ? "" : "barriers:\n" + barriers) + "program:\n" + program + "expect:\n  outcome: " + outcome + "\n",
+                              "two_warps.yaml");
+}
+
+// Warp 0's waiter (`WAITER`) blocks on done; warp 1 loads shared memory four times, then
+// arrives; right after the wait comes `NEXT`.
+Scenario blocked_wake(const std::string& waiter, const std::string& next) {
+    return two_warps(R"(  - {op: mbarrier.init, barrier: done, count: 1, by: thread0}
   - {op: fence.mbarrier_init, by: thread0}
   - {op: sync}
   - {op: mbarrier.wait, barrier: done, parity: 0, by: )" + waiter + R"(, label: wait}
   - )" + next + R"(
   - {op: loop, var: r, count: 4, body: [{op: shared.load, buffer: words, index: "tid", by: "warp == 1"}]}
   - {op: mbarrier.arrive, barrier: done, by: "warp == 1 && lane == 0", label: arrive}
-expect:
-  outcome: ok
-)";
+)", "  done: {}\n");
 }
 
 // Cycles from warp 1's arrive (issue) to warp 0's wait_end, on the H200 config.
-int64_t wake_after_arrive(const std::string& text) {
-    const Scenario s = load_scenario_text(text, "lane_wake.yaml");
+int64_t wake_after_arrive(const Scenario& s) {
     ModelOptions o;
     o.arch = "h200";
     const RunResult r = run_model(s, o);
@@ -74,30 +75,17 @@ TEST_CASE("lane wait: the lane waiting alone resumes late only when its warp-mat
 }
 
 TEST_CASE("lane wait: the next op the other lanes share is found past one-thread ops and loops", "[model][timing]") {
-    const Scenario s = load_scenario_text(R"(
-scenario: lookahead
-summary: Which op follows a wait for the lanes that skip it.
-source: tests/model
-arch: sm_90
-launch: {grid: [1], block: 64}
-shared:
-  w: {type: i32, shape: [64]}
-barriers:
-  b: {array: 2}
-program:
-  - {op: mbarrier.init, barrier: "b[0]", count: 1, by: thread0}
+    const Scenario s = two_warps(R"(  - {op: mbarrier.init, barrier: "b[0]", count: 1, by: thread0}
   - op: loop
     var: k
     count: 2
     body:
       - {op: mbarrier.wait, barrier: "b[0]", parity: 0, by: elected}
       - {op: mbarrier.arrive, barrier: "b[1]", by: elected}
-      - {op: shared.load, buffer: w, index: "tid", by: "warp >= 1"}
+      - {op: shared.load, buffer: words, index: "tid", by: "warp >= 1"}
   - {op: mbarrier.wait, barrier: "b[1]", parity: 0, by: thread0}
   - {op: sync}
-expect:
-  outcome: hang
-)", "lookahead.yaml");
+)", "  b: {array: 2}\n", "hang");
     CHECK(model::next_shared_op_is_vote(s.program, 2));       // past the elected arrive, a vote
     CHECK_FALSE(model::next_shared_op_is_vote(s.program, 5));  // a CTA sync
     CHECK_FALSE(model::next_shared_op_is_vote(s.program, 99)); // no such op
@@ -106,19 +94,8 @@ expect:
 TEST_CASE("predicate: each run-time division of the index costs predicate_division_cycles", "[model][timing]") {
     const model::TimingParams tp = model::ArchConfig::load_named("h200", TMASIM_ARCH_DIR).timing();
     const auto load_span = [](const std::string& index) {
-        const Scenario s = load_scenario_text(R"(
-scenario: divisions
-summary: One predicated shared load.
-source: tests/model
-arch: sm_90
-launch: {grid: [1], block: 64}
-shared:
-  w: {type: i32, shape: [64]}
-program:
-  - {op: shared.load, buffer: w, index: ")" + index + R"(", by: "warp == 1"}
-expect:
-  outcome: ok
-)", "divisions.yaml");
+        const Scenario s = two_warps(R"(  - {op: shared.load, buffer: words, index: ")" + index + R"(", by: "warp == 1"}
+)");
         ModelOptions o;
         o.arch = "h200";
         int64_t end = -1;

@@ -21,14 +21,10 @@ Stdlib only.
 """
 import argparse, collections, json, os, re, statistics, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from split import split_folders  # noqa: E402
+
 ROOT = "traces/recorded/NVIDIA-H200"
-
-
-def fitting_folders():
-    """The `fitting:` list of traces/recorded/SPLIT.yaml (a flow list over one or more lines)."""
-    text = open("traces/recorded/SPLIT.yaml").read()
-    m = re.search(r"^fitting:\s*\[([^\]]*)\]", text, re.M)
-    return {f.strip() for f in m.group(1).replace("\n", " ").split(",") if f.strip()}
 
 
 def stats(v):
@@ -79,7 +75,7 @@ def main():
     a = ap.parse_args()
     global ROOT
     ROOT = "traces/recorded/" + a.gpu
-    fitting = fitting_folders()
+    fitting = set(split_folders("fitting"))
     remote = collections.defaultdict(list)      # (name, remote?) -> durations
     remote_by = collections.defaultdict(list)   # (name, trace) -> durations, remote only
     sync_release, relaxed_arrive, relaxed_wait_after, snap_per_vec, snap_dur = [], [], [], [], []

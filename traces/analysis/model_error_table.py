@@ -136,18 +136,24 @@ figures = {f"{args.gpu}/{args.split}": overall}
 # The device against itself: the same scenarios recorded in another session (one run each, the
 # session the fitting folders were recorded in), diffed the same way. What no model can beat.
 again = os.path.join(root, args.split + "_session_a")
+def per_op_error(a, b):
+    """`tmasim diff` of trace a against reference b: the per-op median relative error in %, or None."""
+    dj = subprocess.run([args.tmasim, "diff", "--json", "--align", args.align, a, b], capture_output=True, text=True)
+    t = json.loads(dj.stdout)["timing"] if dj.stdout.strip() else None
+    return 100 * t["events"]["median_rel_err"] if t and t["events"]["paired"] else None
+
+
 if os.path.isdir(again):
     floor, model_there = [], []
     for rel in sorted(rows):
         other = os.path.join(again, rel + ".jsonl")
         if not os.path.exists(other):
             continue
-        for a, into in ((other, floor), (os.path.join(tmp, rel.replace("/", "_") + "." + rows[rel]["trace_level"] + ".jsonl"), model_there)):
-            dj = subprocess.run([args.tmasim, "diff", "--json", "--align", args.align, a, os.path.join(
-                root if into is floor else again, rel + ".jsonl")], capture_output=True, text=True)
-            t = json.loads(dj.stdout)["timing"] if dj.stdout.strip() else None
-            if t and t["events"]["paired"]:
-                into.append(100 * t["events"]["median_rel_err"])
+        model_run = os.path.join(tmp, rel.replace("/", "_") + "." + rows[rel]["trace_level"] + ".jsonl")
+        for err, into in ((per_op_error(other, os.path.join(root, rel + ".jsonl")), floor),
+                          (per_op_error(model_run, other), model_there)):
+            if err is not None:
+                into.append(err)
     if floor:
         print(f"the device against itself ({os.path.relpath(again)}, another session's run of the same "
               f"scenarios): median {statistics.median(floor):.1f}%, p90 {percentile(floor, 0.9):.1f}% over {len(floor)} traces")

@@ -12,21 +12,17 @@ usage (from the repository root):
   traces/analysis/op_durations.py [--gpu GPU] [--model] [--by-trace] [--name OPKIND] [PATH ...]
 Stdlib only.
 """
-import argparse, collections, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, collections, json, os, statistics, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_scaling import ARCH_OF_GPU as ARCH  # noqa: E402
+from split import split_folders  # noqa: E402
 
 ROOT = "traces/recorded/NVIDIA-H200"
-ARCH = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
-
-
-def fitting_folders():
-    """The `fitting:` list of traces/recorded/SPLIT.yaml (a flow list over one or more lines)."""
-    text = open("traces/recorded/SPLIT.yaml").read()
-    m = re.search(r"^fitting:\s*\[([^\]]*)\]", text, re.M)
-    return [f.strip() for f in m.group(1).replace("\n", " ").split(",") if f.strip()]
 
 
 def trace_files(paths):
-    for p in paths or [os.path.join(ROOT, f) for f in fitting_folders() if os.path.isdir(os.path.join(ROOT, f))]:
+    for p in paths or [os.path.join(ROOT, f) for f in split_folders("fitting") if os.path.isdir(os.path.join(ROOT, f))]:
         if os.path.isdir(p):
             for d, _, fs in sorted(os.walk(p)):
                 for f in sorted(fs):
