@@ -38,7 +38,7 @@ void add_bench_command(CLI::App& app, Action& action) {
                   "op clock reads, with clock reads that have no memory clobber, without the shuffle of a "
                   "`thread N` run's words, without the __syncwarp after a barrier, without the clock reads "
                   "inside a `thread N` run's branch; the untraced kernel "
-                  "without its shared dump and without the wait's watchdog");
+                  "without the wait's watchdog");
     sub->callback([o, &action] {
         action = [o] { return device::run_executor_overhead(*o, std::cout) == 0 ? kOk : kMismatch; };
     });

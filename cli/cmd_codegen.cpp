@@ -21,6 +21,7 @@ struct CodegenArgs {
     std::string target;
     std::string trace = "all";
     std::string trace_words = "global";
+    std::string shared_dump = "auto";
     bool quiet = false;
 };
 
@@ -29,7 +30,11 @@ int run_codegen(const CodegenArgs& a) {
     Scenario s = load_scenario_file(a.file);
     const device::TraceWordsIn words_in =
         a.trace_words == "shared" ? device::TraceWordsIn::shared : device::TraceWordsIn::global;
-    const std::string source = device::generate_kernel_source(s, *parse_trace_level(a.trace), words_in);
+    const TraceLevel level = *parse_trace_level(a.trace);
+    // As `tmasim run` decides it: the copy of the final shared buffers unless --trace none.
+    const bool dump = a.shared_dump == "auto" ? level != TraceLevel::none : a.shared_dump == "on";
+    const std::string source = device::generate_kernel_source(
+        s, level, words_in, dump ? device::SharedDump::copy_out : device::SharedDump::skip);
     if (!a.output.empty()) {
         std::ofstream out(a.output, std::ios::binary);
         out << source;
@@ -64,6 +69,10 @@ void add_codegen_command(CLI::App& app, Action& action) {
                     "Where the timed ops keep their clock words: global, or shared (what a device run uses where "
                     "they fit after the scenario's buffers)")
         ->check(CLI::IsMember({"global", "shared"}))
+        ->capture_default_str();
+    sub->add_option("--shared-dump", args->shared_dump,
+                    "Whether the kernel copies its final shared buffers out (see `tmasim run --shared-dump`)")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
         ->capture_default_str();
     sub->add_flag("-q,--quiet", args->quiet, "Do not print the source");
     sub->footer("Exit codes: 0 ok; 1 NVRTC rejected the kernel; 2 bad input.");

@@ -39,6 +39,7 @@ struct RunArgs {
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
     std::string l2 = "inputs";  // model: what the launch finds in L2 (model/core/l2_at_launch.h)
+    std::string shared_dump = "auto";  // device: copy the final shared buffers out (auto: unless --trace none)
     bool quiet = false;
     int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
@@ -48,7 +49,7 @@ struct RunArgs {
     bool line_info = false;     // device: NVRTC -lineinfo (hidden; what --sanitize runs under the tool)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
-                *max_work_opt = nullptr, *l2_opt = nullptr;
+                *max_work_opt = nullptr, *l2_opt = nullptr, *shared_dump_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -68,6 +69,7 @@ void reject_foreign_options(const RunArgs& a) {
     } else {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
+        reject(a.shared_dump_opt, "--shared-dump", "device");
     }
 }
 
@@ -85,6 +87,13 @@ void print_kernel_time(const Provenance& p) {
 TraceLevel trace_level_of(const RunArgs& a) {
     if (a.trace.empty()) return a.backend == "device" ? TraceLevel::all : TraceLevel::none;
     return *parse_trace_level(a.trace);
+}
+
+// A timing run (--trace none) ends as the hand-written kernel would, without the copy of its
+// shared buffers; a traced run keeps it for the byte comparison.
+bool shared_dump_of(const RunArgs& a) {
+    if (a.shared_dump == "auto") return trace_level_of(a) != TraceLevel::none;
+    return a.shared_dump == "on";
 }
 
 TraceWriteOptions trace_write_options(const RunArgs& a) {
@@ -112,6 +121,7 @@ int run_many(const RunArgs& a) {
     o.device.cache_dir = a.cache_dir;
     o.device.trace = trace_level_of(a);
     o.device.line_info = a.line_info;
+    o.device.shared_dump = shared_dump_of(a);
     o.sanitize = a.sanitize;
     if (!o.sanitize.empty()) {
         o.sanitizer = find_compute_sanitizer();
@@ -132,7 +142,7 @@ int run_with_ncu(const RunArgs& a) {
     if (a.backend != "device") throw std::invalid_argument("--ncu applies to --backend device only");
     std::vector<std::string> inner = {"run", a.file, "--backend", "device", "--no-isolation",
                                       "--watchdog", std::to_string(a.watchdog), "--trace",
-                                      to_string(trace_level_of(a))};
+                                      to_string(trace_level_of(a)), "--shared-dump", shared_dump_of(a) ? "on" : "off"};
     if (!a.output.empty()) inner.insert(inner.end(), {"--output", a.output});
     if (!a.cache_dir.empty()) inner.insert(inner.end(), {"--cache-dir", a.cache_dir});
     if (a.quiet) inner.push_back("--quiet");
@@ -176,6 +186,7 @@ int run(RunArgs& a) {
         opt.cache_dir = a.cache_dir;
         opt.trace = trace_level_of(a);
         opt.line_info = a.line_info;
+        opt.shared_dump = shared_dump_of(a);
         if (!a.sanitize.empty()) {
             if (a.watchdog_opt->count() == 0) opt.watchdog_seconds = kSanitizerWatchdogSeconds;
             SanitizedRun sanitized = run_sanitized(scenario, opt, a.sanitize, find_compute_sanitizer());
@@ -271,6 +282,13 @@ void add_run_command(CLI::App& app, Action& action) {
                     "(default none): predict the kernel the device would run at that level; none "
                     "predicts it untraced, all is what to compare with a traced device run")
         ->check(CLI::IsMember({"all", "waits", "none"}));
+    a->shared_dump_opt =
+        sub->add_option("--shared-dump", a->shared_dump,
+                        "Device: copy the final shared buffers out after the last op, so the trace has their "
+                        "bytes. auto (default): on, except with --trace none, whose kernel ends as one written "
+                        "by hand would (the copy of a 64 KiB stage area took 4% of a one-CTA stream)")
+            ->check(CLI::IsMember({"auto", "on", "off"}))
+            ->capture_default_str();
     a->l2_opt = sub->add_option("--l2", a->l2,
                                 "Model: what the launch finds in L2. inputs: the global tensors as the device "
                                 "executor leaves them, copied in by the host just before the launch, in L2 where "

@@ -149,7 +149,8 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     if (tool == "racecheck") args.insert(args.end(), {"--racecheck-report", "all"});
     args.insert(args.end(), {self_path(), "run", s.file, "--backend", "device", "--no-isolation", "--line-info",
                              "--quiet", "--watchdog", fmt::format("{}", options.watchdog_seconds), "--trace",
-                             to_string(options.trace), "--output", trace});
+                             to_string(options.trace), "--shared-dump", options.shared_dump ? "on" : "off",
+                             "--output", trace});
     if (!options.cache_dir.empty()) args.insert(args.end(), {"--cache-dir", options.cache_dir});
 
     const double limit_s = options.watchdog_seconds + kSanitizerGraceSeconds;
@@ -178,7 +179,9 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     }
 
     const device::SanitizerReport report = device::parse_sanitizer_report(run.report);
-    const device::KernelLineMap lines(device::generate_kernel_source(s, options.trace));
+    const device::KernelLineMap lines(device::generate_kernel_source(
+        s, options.trace, device::TraceWordsIn::global,
+        options.shared_dump ? device::SharedDump::copy_out : device::SharedDump::skip));
     const std::vector<Diagnostic> found = device::sanitizer_diagnostics(report, tool, lines, s);
     RunResult& r = run.result;
     r.provenance.extra["sanitizer"] = tool;

@@ -10,7 +10,7 @@
 
 namespace tmasim::device {
 
-std::string generate_kernel_source(const Scenario& s, TraceLevel level, TraceWordsIn words_in) {
+std::string generate_kernel_source(const Scenario& s, TraceLevel level, TraceWordsIn words_in, SharedDump dump) {
     if (s.launch.block < 1 || s.launch.block > 1024)
         throw CodegenError(fmt::format("device codegen: block must be 1..1024, got {}", s.launch.block));
     std::string src;
@@ -22,7 +22,7 @@ std::string generate_kernel_source(const Scenario& s, TraceLevel level, TraceWor
     src += "\n\n// ---- kernel ABI: trace records, status, watchdog ----------------------------\n";
     src += kernel_abi_device_source();
     src += "\n// ---- the scenario -------------------------------------------------------------\n";
-    KernelWriter writer(s, level, words_in);
+    KernelWriter writer(s, level, words_in, dump);
     src += writer.kernel();
     return src;
 }

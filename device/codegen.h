@@ -35,8 +35,15 @@ public:
 // place_trace_words): in shared memory, or straight to the trace buffer in global memory.
 enum class TraceWordsIn { global, shared };
 
+// Whether the kernel copies its final shared buffers out after its last op, for the byte
+// comparison with the model. A hand-written kernel does not: on a one-CTA stream the copy of
+// 64 KiB through one SM was 4% of the kernel's time (H200, `bench executor-overhead
+// --experiments`, TMASIM_NO_SHARED_DUMP), so a timing run (--trace none) leaves it out.
+enum class SharedDump { copy_out, skip };
+
 std::string generate_kernel_source(const Scenario& s, TraceLevel level = TraceLevel::all,
-                                   TraceWordsIn words_in = TraceWordsIn::global);
+                                   TraceWordsIn words_in = TraceWordsIn::global,
+                                   SharedDump dump = SharedDump::copy_out);
 
 // Where each shared buffer element lands in a CTA's slice of the shared dump.
 struct SharedDumpEntry {

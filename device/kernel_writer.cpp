@@ -10,8 +10,8 @@
 
 namespace tmasim::device {
 
-KernelWriter::KernelWriter(const Scenario& s, TraceLevel level, TraceWordsIn words_in)
-    : s_(s), level_(level), words_in_(words_in), plan_(plan_trace(s, level)), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
+KernelWriter::KernelWriter(const Scenario& s, TraceLevel level, TraceWordsIn words_in, SharedDump dump)
+    : s_(s), level_(level), words_in_(words_in), dump_(dump), plan_(plan_trace(s, level)), layout_(compute_shared_layout(s)), snapshots_(plan_snapshots(s)) {}
 
 void KernelWriter::line(const std::string& text) {
     out_.append(static_cast<size_t>(indent_) * 4, ' ');
@@ -195,8 +195,6 @@ void KernelWriter::emit_unrolled_loop(const Op& op) {
 
 void KernelWriter::emit_epilogue() {
     const SharedDumpPlan plan = plan_shared_dump(s_);
-    line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
-    line("// threads that timed out have exited, which barrier.sync does not wait for).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
     line("// The warp's exit: with its entry, the clock-to-ns rate of its words.");
     line("const unsigned long long exit_clock = read_clock64();");
@@ -209,9 +207,10 @@ void KernelWriter::emit_epilogue() {
     if (words_in_ == TraceWordsIn::shared)
         line("trace_copy_words(tw_region, tw_first, trace_words, __activemask());");
     emit_cluster_epilogue();
+    if (plan.bytes_per_cta == 0 || dump_ == SharedDump::skip) return;
     line("barrier_sync_aligned_0();");
-    if (plan.bytes_per_cta == 0) return;
-    line("#ifndef TMASIM_NO_SHARED_DUMP  // the benchmark's experiment: what the dump costs");
+    line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
+    line("// threads that timed out have exited, which barrier.sync does not wait for).");
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
                      plan.bytes_per_cta));
@@ -227,7 +226,6 @@ void KernelWriter::emit_epilogue() {
                              s_.launch.block, e.dump_offset, e.smem_offset));
     }
     close();
-    line("#endif");
 }
 
 KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {

@@ -28,7 +28,7 @@ const char* width_suffix(int64_t width);
 
 class KernelWriter {
 public:
-    KernelWriter(const Scenario& s, TraceLevel level, TraceWordsIn words_in);
+    KernelWriter(const Scenario& s, TraceLevel level, TraceWordsIn words_in, SharedDump dump);
     std::string kernel();  // the __global__ function, prologue to shared dump
 
 private:
@@ -172,6 +172,7 @@ private:
     const Scenario& s_;
     TraceLevel level_;
     TraceWordsIn words_in_;
+    SharedDump dump_;
     TracePlan plan_;
     const Op* current_op_ = nullptr;
     int64_t segment_ = 0;  // words read since the pointer last advanced

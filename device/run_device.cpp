@@ -128,7 +128,8 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
     // memory, as the kernel its report's line map is read against (sanitize_run.cpp).
     const TraceWordsIn words_in = options.line_info ? TraceWordsIn::global
                                                     : trace_words_in(plan_trace_words(s, options.trace, gpu.info()));
-    const std::string source = generate_kernel_source(s, options.trace, words_in);
+    const std::string source = generate_kernel_source(s, options.trace, words_in,
+                                                      options.shared_dump ? SharedDump::copy_out : SharedDump::skip);
     const CompileResult compiled = compile_cuda(options.line_info ? with_line_directives(source) : source, target,
                                                 options.cache_dir, options.line_info);
     if (!compiled.ok)
@@ -145,6 +146,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
                {"watchdog_s", seconds_text(options.watchdog_seconds)},
                {"trace_level", to_string(options.trace)}};
     if (options.line_info) p.extra["line_info"] = "1";
+    if (!options.shared_dump) p.extra["shared_dump"] = "off";
     if (options.on_provenance) options.on_provenance(p);
 
     KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace, words_in);
@@ -171,7 +173,7 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
         result.diagnostics.push_back(hang_diagnostic(s, st, options.watchdog_seconds));
     }
     result.memory = launch.global_memory();
-    if (!st.hang_flag) {
+    if (!st.hang_flag && options.shared_dump) {
         std::vector<MemoryImage> shared = launch.shared_memory();
         result.memory.insert(result.memory.end(), shared.begin(), shared.end());
     }

@@ -16,6 +16,10 @@ struct DeviceOptions {
     std::string cache_dir;          // cubin cache; "" = $TMASIM_CACHE_DIR or ~/.cache/tmasim
     TraceLevel trace = TraceLevel::all;  // which ops the kernel times (trace_level.h)
     bool line_info = false;         // NVRTC -lineinfo: what a compute-sanitizer run needs
+    // The final shared buffers copied out after the last op (for the byte comparison; the
+    // trace then has their images). Off: the kernel ends as a hand-written one would, and the
+    // header says `shared_dump: off`. The CLI leaves it off for --trace none.
+    bool shared_dump = true;
     // Called with the run's provenance (GPU, clock, driver, how it is timed) once it is known,
     // before the kernel launches: a caller that may have to kill a hung run keeps it.
     std::function<void(const Provenance&)> on_provenance;

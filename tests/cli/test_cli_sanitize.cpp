@@ -82,3 +82,20 @@ TEST_CASE("without compute-sanitizer, --sanitize is exit 2 with where it looked,
     const CliResult bad = run_cli("run " + kRaw + " --backend device --sanitize helgrind");
     CHECK(bad.code == 2);
 }
+
+TEST_CASE("--shared-dump is the device's: the model refuses it, and only auto, on and off are allowed", "[cli]") {
+    const CliResult m = run_cli("run " + kRaw + " --backend model --shared-dump on");
+    CHECK(m.code == 2);
+    CHECK(m.err.find("--shared-dump applies to the device backend only") != std::string::npos);
+    const CliResult bad = run_cli("run " + kRaw + " --backend device --shared-dump sometimes");
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("--shared-dump") != std::string::npos);
+    // codegen takes it too, and decides auto as run does: no copy with --trace none.
+    const CliResult none = run_cli("codegen " + kRaw + " --trace none");
+    const CliResult forced = run_cli("codegen " + kRaw + " --trace none --shared-dump on");
+    REQUIRE(none.code == 0);
+    REQUIRE(forced.code == 0);
+    CHECK(none.out.find("unsigned char* const dump =") == std::string::npos);
+    CHECK(forced.out.find("unsigned char* const dump =") != std::string::npos);
+    CHECK(run_cli("codegen " + kRaw).out.find("unsigned char* const dump =") != std::string::npos);
+}

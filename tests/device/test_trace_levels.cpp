@@ -147,6 +147,28 @@ TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]
     }
 }
 
+TEST_CASE("the final shared buffers are copied out only when asked: a timing run ends at its last op",
+          "[device][codegen]") {
+    const Scenario s = bench("ldgsts_stream");
+    const std::string copied = kernel_of(generate_kernel_source(s, TraceLevel::none, TraceWordsIn::global,
+                                                                SharedDump::copy_out));
+    const std::string skipped = kernel_of(generate_kernel_source(s, TraceLevel::none, TraceWordsIn::global,
+                                                                 SharedDump::skip));
+    // Four 16 KiB stages, 16 bytes per thread and step: one loop per stage, after a CTA barrier
+    // and a check of the hang flag.
+    CHECK(count(copied, "reinterpret_cast<uint4*>(dump + ") == 4);
+    CHECK(count(copied, "ld_volatile_global_s32(&status->hang_flag)") == 1);
+    CHECK(count(skipped, "dump + ") == 0);
+    CHECK(count(skipped, "hang_flag") == 0);
+    // Without the copy nothing waits for the other warps at the end: the last CTA barrier is
+    // the drain's, and the kernel's last line is the exit record.
+    CHECK(count(copied, "barrier_sync_aligned_0();") == count(skipped, "barrier_sync_aligned_0();") + 1);
+    CHECK(skipped.substr(skipped.rfind("if (lane == 0) trace_exit(")).find(";\n}") != std::string::npos);
+    // The default is the copy (what a traced run keeps for the byte comparison).
+    CHECK(generate_kernel_source(s, TraceLevel::none) ==
+          generate_kernel_source(s, TraceLevel::none, TraceWordsIn::global, SharedDump::copy_out));
+}
+
 TEST_CASE("a wait reads the watchdog's timer only after a first probe failed", "[device][codegen]") {
     const std::string src = generate_kernel_source(bench("tma_stream"), TraceLevel::none);
     // The kernel probes once; the retry loop (and its timer) is a function it calls after.
