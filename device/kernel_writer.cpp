@@ -195,6 +195,8 @@ void KernelWriter::emit_unrolled_loop(const Op& op) {
 
 void KernelWriter::emit_epilogue() {
     const SharedDumpPlan plan = plan_shared_dump(s_);
+    // The marker the sanitizer's line map ends the last op at (sanitizer_ops.cpp).
+    line("// Every op done: the warp's exit record (and, where the run asks for it, the shared dump).");
     line("if (load_sink == 0x9e3779b9u && watchdog_ns == 0ull) status->trace_unused = load_sink;");
     line("// The warp's exit: with its entry, the clock-to-ns rate of its words.");
     line("const unsigned long long exit_clock = read_clock64();");
@@ -208,9 +210,9 @@ void KernelWriter::emit_epilogue() {
         line("trace_copy_words(tw_region, tw_first, trace_words, __activemask());");
     emit_cluster_epilogue();
     if (plan.bytes_per_cta == 0 || dump_ == SharedDump::skip) return;
+    line("// The final shared buffers to the host (skipped after a hang; threads that timed out");
+    line("// have exited, which barrier.sync does not wait for).");
     line("barrier_sync_aligned_0();");
-    line("// Every op done: hand the final shared buffers to the host (skipped after a hang;");
-    line("// threads that timed out have exited, which barrier.sync does not wait for).");
     open("if (ld_volatile_global_s32(&status->hang_flag) == 0)");
     line(fmt::format("unsigned char* const dump = shared_dump + (unsigned long long)blockIdx.x * {}ull;",
                      plan.bytes_per_cta));

@@ -159,9 +159,11 @@ TEST_CASE("cluster ops generate the PTX forms of PTX 9.7.9 and 9.7.13", "[device
     // The closing cluster barrier comes before the CTA barrier and the shared-memory dump,
     // and uses the arrive op 22 left unwaited.
     const size_t closing = body.find("if (!cluster_arrived) barrier_cluster_arrive_aligned();\n"
-                                     "    barrier_cluster_wait_aligned();\n    barrier_sync_aligned_0();");
-    CHECK(closing != std::string::npos);
-    CHECK(closing < body.find("unsigned char* const dump ="));
+                                     "    barrier_cluster_wait_aligned();\n");
+    REQUIRE(closing != std::string::npos);
+    const size_t cta_barrier = body.find("barrier_sync_aligned_0();", closing);
+    CHECK(cta_barrier != std::string::npos);
+    CHECK(cta_barrier < body.find("unsigned char* const dump ="));
 }
 
 TEST_CASE("a kernel without clusters has no cluster barrier", "[device][codegen][cluster]") {
