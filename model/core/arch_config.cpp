@@ -38,6 +38,7 @@ const std::vector<ParamEntry>& param_table() {
         {"mbarrier_lane_wait_resume_cycles", &TimingParams::mbarrier_lane_wait_resume_cycles},
         {"mbarrier_wait_ready_cycles", &TimingParams::mbarrier_wait_ready_cycles},
         {"sync_cycles", &TimingParams::sync_cycles},
+        {"trace_sync_hold_cycles", &TimingParams::trace_sync_hold_cycles},
         {"fence_proxy_async_cycles", &TimingParams::fence_proxy_async_cycles},
         {"fence_mbarrier_init_cycles", &TimingParams::fence_mbarrier_init_cycles},
         {"bulk_load_issue_cycles", &TimingParams::bulk_load_issue_cycles},
@@ -174,9 +175,10 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
         } catch (const YAML::Exception&) {
             fail(path, entry, key + ".value", "expected a number");
         }
-        // The tracer's per-op cost may be nothing at all, and so may the share of HBM an SM
+        // The tracer's per-op costs may be nothing at all, and so may the share of HBM an SM
         // loses to a busy chip (a fraction below 1); every other figure is a real time or rate.
-        const bool may_be_zero = key == "trace_probe_cycles" || key == "hbm_sm_load_slowdown";
+        const bool may_be_zero =
+            key == "trace_probe_cycles" || key == "trace_sync_hold_cycles" || key == "hbm_sm_load_slowdown";
         if (may_be_zero ? !(v >= 0) : !(v > 0))
             fail(path, entry["value"], key + ".value", may_be_zero ? "must be zero or more" : "must be a positive number");
         if (key == "hbm_sm_load_slowdown" && !(v < 1))

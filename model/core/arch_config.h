@@ -23,6 +23,7 @@ struct TimingParams {
     double mbarrier_lane_wait_resume_cycles = 0;  // the same when only some of the warp's lanes wait
     double mbarrier_wait_ready_cycles = 0;   // a wait whose phase had already completed (try_wait's own cost)
     double sync_cycles = 0;                  // bar.sync once the last warp arrived
+    double trace_sync_hold_cycles = 0;       // a timed sync's end clock held until the release (traced only)
     double fence_proxy_async_cycles = 0;
     double fence_mbarrier_init_cycles = 0;
     double bulk_load_issue_cycles = 0;       // cp.async.bulk global->shared, the instruction itself

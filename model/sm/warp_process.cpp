@@ -178,13 +178,22 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     emit(op, ev, EventKind::wait_end);
 }
 
+// The barrier's own release, plus, in a traced kernel whose tracer times this barrier, the
+// hold that keeps its end clock from being read before the release (a __syncwarp or a store,
+// device/kernel_writer_trace.cpp): the untraced kernel's barrier lets the warp run ahead.
+double WarpProcess::sync_release_cycles(const Op& op) const {
+    const TimingParams& tp = cta_.run().timing;
+    const bool barrier_op = op.kind == OpKind::sync || op.kind == OpKind::bar_sync;  // not convert_layout's
+    return tp.sync_cycles + (barrier_op && cta_.run().timed.is_timed(op) ? tp.trace_sync_hold_cycles : 0.0);
+}
+
 void WarpProcess::op_sync(const Op& op, bool wait_events) {
     static const std::vector<int> ev{0};
     if (wait_events) emit(op, ev, EventKind::wait_begin);
     const uint64_t gen = cta_.sync_arrive(warp_);
     block_until(cta_.sync_event(), [&] { return cta_.sync_passed(gen); },
                 BlockedAt{BlockedAt::Kind::sync, &op, {}, -1, 0});
-    spend(cta_.run().timing.sync_cycles);
+    spend(sync_release_cycles(op));
     if (wait_events) emit(op, ev, EventKind::wait_end);
 }
 
@@ -217,7 +226,7 @@ void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) 
     const uint64_t gen = arrival->generation;
     block_until(cta_.named_barrier_event(), [&] { return cta_.named_barriers().passed(id, gen); },
                 BlockedAt{BlockedAt::Kind::sync, &op, {}, id, 0});
-    spend(cta_.run().timing.sync_cycles);
+    spend(sync_release_cycles(op));
     emit(op, ev, EventKind::wait_end);
 }
 

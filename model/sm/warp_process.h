@@ -91,6 +91,7 @@ public:
     void block_until(sc_core::sc_event& ev, Condition done, const BlockedAt& why);
     // barrier.sync 0 for `op` (sync itself, and the barriers convert_layout needs; those
     // record no wait events of their own, as the device records the op as one).
+    double sync_release_cycles(const Op& op) const;  // the barrier once released, plus a traced kernel's hold
     void op_sync(const Op& op, bool wait_events = true);
     // The warp's registers of each register tile (`tiles:`), as the tile's row-major bytes;
     // only the elements the warp's layout owns are meaningful.
