@@ -92,8 +92,16 @@ def untraced_repeats(gpu):
             continue
         for line in open(path):
             parts = line.split()
-            if parts and not line.startswith("#") and all(x.isdigit() for x in parts[1:]) and len(parts) > 1:
-                out[parts[0]] = [int(x) for x in parts[1:]]
+            if not parts or line.startswith("#"):
+                continue
+            # The spans, then (recordings since the median run is the one kept) "run N kept".
+            spans = []
+            for x in parts[1:]:
+                if not x.isdigit():
+                    break
+                spans.append(int(x))
+            if spans and (len(spans) == len(parts) - 1 or parts[len(spans) + 1] == "run"):
+                out[parts[0]] = spans
     return out
 
 
