@@ -83,7 +83,7 @@ TEST_CASE("without compute-sanitizer, --sanitize is exit 2 with where it looked,
     CHECK(bad.code == 2);
 }
 
-TEST_CASE("--shared-dump is the device's: the model refuses it, and only auto, on and off are allowed", "[cli]") {
+TEST_CASE("run's shared-dump option is the device's: the model refuses it, and only auto, on and off are allowed", "[cli]") {
     const CliResult m = run_cli("run " + kRaw + " --backend model --shared-dump on");
     CHECK(m.code == 2);
     CHECK(m.err.find("--shared-dump applies to the device backend only") != std::string::npos);
