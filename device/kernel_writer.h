@@ -57,7 +57,10 @@ private:
     void emit_params();
     void emit_prologue();
     void emit_ops(const std::vector<Op>& ops);
-    void emit_op(const Op& op);
+    // `end_later`: a timed CTA barrier whose hold and end clock come after the untimed copies
+    // that follow it (emit_ops, untimed_copy_work).
+    void emit_op(const Op& op, bool end_later = false);
+    bool untimed_copy_work(const Op& op) const;
     // Consecutive one-thread ops (kernel_writer_trace.cpp): whether `op` may join such a run,
     // and the run ops[begin, end) in one branch.
     bool joins_one_thread_run(const Op& op) const;

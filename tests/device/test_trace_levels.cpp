@@ -136,6 +136,31 @@ program:
     CHECK(body.find("#if !defined(TMASIM_TRACE_NO_SYNCWARP)\n    __syncwarp(__activemask());") != std::string::npos);
 }
 
+TEST_CASE("a sync followed by copies the tracer does not time reads its end after their issue", "[device][codegen]") {
+    // The LDGSTS stream's stage: wait_group, sync, eight cp.async (a written-out loop, untimed),
+    // commit. The sync's hold and end clock come after the eighth copy; its word keeps its
+    // place, so the trace decodes as before.
+    const std::string src = kernel_of(generate_kernel_source(bench("ldgsts_stream", 508), TraceLevel::all));
+    const size_t loop = src.find("for (int L0 = 0; L0 < n0; ++L0)", src.find("// op 4: loop"));
+    REQUIRE(loop != std::string::npos);
+    const size_t barrier = src.find("barrier_sync_aligned_0();", loop);
+    const size_t last_copy = src.rfind("cp_async_cg_shared_global<16>(dst, src);", src.find("// op 9:", loop));
+    const size_t hold = src.find("trace_after_barrier();", barrier);
+    const size_t end = src.find("// op 6 ends", barrier);
+    REQUIRE(barrier != std::string::npos);
+    REQUIRE(end != std::string::npos);
+    CHECK(count(src.substr(barrier, end - barrier), "cp_async_cg_shared_global<16>(dst, src);") == 8);
+    CHECK(last_copy < hold);
+    CHECK(hold < end);
+    CHECK(end < src.find("// op 9:", loop));  // before the commit, whose word follows
+    // A sync followed by a timed op keeps its hold and end right after the barrier.
+    const std::string tma = kernel_of(generate_kernel_source(bench("tma_stream", 508), TraceLevel::all));
+    const size_t sync = tma.find("barrier_sync_aligned_0();", tma.find("// op 8: sync"));
+    REQUIRE(sync != std::string::npos);
+    CHECK(tma.find("// op 8 ends", sync) < tma.find("// op 9:", sync));
+    CHECK(tma.find("the barrier's end, after the untimed copies") == std::string::npos);
+}
+
 TEST_CASE("trace level waits times the waits and syncs only", "[device][codegen]") {
     const Scenario s = bench("tma_stream");
     const std::string src = generate_kernel_source(s, TraceLevel::waits);
