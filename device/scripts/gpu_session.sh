@@ -4,7 +4,9 @@
 # Debian shared libraries they need in .gpu/lib).
 #   usage: device/scripts/gpu_session.sh [SCENARIO_DIR_OR_FILE...]   (default: scenarios/catalog)
 #   (.gpu/COMMIT, written where the binaries were built, names the commit for the provenance;
-#   BENCH_ARGS, e.g. --experiments, goes to the benchmark)
+#   BENCH_ARGS, e.g. --experiments, goes to the benchmark; SKIP_BENCH=1, SKIP_TESTS=1 and
+#   SKIP_FULL_CHIP=1 leave out steps 0, 1 and the full-chip runs, for a catalog recorded in
+#   two calls of the device tool's 10 minutes)
 #
 # 0. the executor-overhead benchmark (`tmasim bench executor-overhead`), with its provenance,
 #    into recorded/<gpu>/bench/executor_overhead.txt
@@ -30,8 +32,9 @@ session() {
   mkdir -p "$rec" "$work/model" "$work/diffs" "$work/logs"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$work/logs/nvidia-smi.txt"
 
-  echo "== executor-overhead benchmark"
   mkdir -p "$rec/bench"
+  if [ -z "${SKIP_BENCH:-}" ]; then
+  echo "== executor-overhead benchmark"
   {
     echo "# tmasim bench executor-overhead"
     echo "# commit: $(cat .gpu/COMMIT 2>/dev/null || echo unknown), date: $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -43,11 +46,13 @@ session() {
   cp "$rec/bench/executor_overhead.txt" "$out/executor_overhead.txt"  # back even if a later step runs out of time
   bench_table=$(sed -n '/^case  /,$p' "$rec/bench/executor_overhead.txt")
   echo "$bench_table"
-
+  fi
+  if [ -z "${SKIP_TESTS:-}" ]; then
   echo "== device tests ([gpu] included)"
   .gpu/test_device --use-colour no >"$work/logs/test_device.txt" 2>&1
   grep -B4 -A14 "FAILED" "$work/logs/test_device.txt" | head -80
   tail -4 "$work/logs/test_device.txt"
+  fi
 
   echo "== model batch: $*"
   .gpu/tmasim run "$@" --backend model -o "$work/model" >"$work/logs/model_batch.txt" 2>&1
@@ -81,6 +86,7 @@ session() {
   # recorded/<gpu>/<folder>_untraced/<name>.summary.json.
   local full folder
   for full in scenarios/catalog/*/full_chip; do
+    [ -n "${SKIP_FULL_CHIP:-}" ] && break
     [ -d "$full" ] || continue
     folder=$(basename "$(dirname "$full")")
     echo "== $folder at full chip, untraced"
