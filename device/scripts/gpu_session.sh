@@ -26,7 +26,7 @@ mkdir -p "$out"
 [ $# -gt 0 ] || set -- scenarios/catalog
 
 session() {
-  local gpu rec work bench_table
+  local gpu rec work bench_table="(benchmark skipped: SKIP_BENCH)"
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
   rec="$out/recorded/$gpu"; work="$out/work"
   mkdir -p "$rec" "$work/model" "$work/diffs" "$work/logs"
