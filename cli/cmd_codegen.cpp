@@ -9,6 +9,7 @@
 #include "cli/output_path.h"
 #include "device/codegen.h"
 #include "device/nvrtc_compiler.h"
+#include "device/run_device.h"
 #include "scenarios/loader.h"
 
 namespace tmasim::cli {
@@ -31,10 +32,8 @@ int run_codegen(const CodegenArgs& a) {
     const device::TraceWordsIn words_in =
         a.trace_words == "shared" ? device::TraceWordsIn::shared : device::TraceWordsIn::global;
     const TraceLevel level = *parse_trace_level(a.trace);
-    // As `tmasim run` decides it: the copy of the final shared buffers unless --trace none.
-    const bool dump = a.shared_dump == "auto" ? level != TraceLevel::none : a.shared_dump == "on";
     const std::string source = device::generate_kernel_source(
-        s, level, words_in, dump ? device::SharedDump::copy_out : device::SharedDump::skip);
+        s, level, words_in, shared_dump_for(a.shared_dump, level) ? device::SharedDump::copy_out : device::SharedDump::skip);
     if (!a.output.empty()) {
         std::ofstream out(a.output, std::ios::binary);
         out << source;

@@ -89,12 +89,7 @@ TraceLevel trace_level_of(const RunArgs& a) {
     return *parse_trace_level(a.trace);
 }
 
-// A timing run (--trace none) ends as the hand-written kernel would, without the copy of its
-// shared buffers; a traced run keeps it for the byte comparison.
-bool shared_dump_of(const RunArgs& a) {
-    if (a.shared_dump == "auto") return trace_level_of(a) != TraceLevel::none;
-    return a.shared_dump == "on";
-}
+bool shared_dump_of(const RunArgs& a) { return shared_dump_for(a.shared_dump, trace_level_of(a)); }
 
 TraceWriteOptions trace_write_options(const RunArgs& a) {
     TraceWriteOptions o;

@@ -25,6 +25,13 @@ struct DeviceOptions {
     std::function<void(const Provenance&)> on_provenance;
 };
 
+// --shared-dump's choice ("auto", "on" or "off") at a trace level: auto copies the final shared
+// buffers out unless the run times the kernel untraced (--trace none), whose kernel then ends at
+// its last op as a hand-written one would. `tmasim run` and `tmasim codegen` decide it here.
+inline bool shared_dump_for(const std::string& choice, TraceLevel level) {
+    return choice == "auto" ? level != TraceLevel::none : choice == "on";
+}
+
 // The provenance's `extra` says how the run was timed: `trace_level`, `kernel_time_ns` (CUDA
 // events around the launch), `kernel_span_ns` (the first warp's entry to the last warp's
 // exit, %globaltimer) and `cta_span_ns` ("entry-exit" per CTA in CTA order, ns from the
