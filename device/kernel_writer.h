@@ -61,6 +61,7 @@ private:
     // that follow it (emit_ops, untimed_copy_work).
     void emit_op(const Op& op, bool end_later = false);
     bool untimed_copy_work(const Op& op) const;
+    void emit_end_clock(const Op& op);  // a timed op's closing clock read, with its hold
     // Consecutive one-thread ops (kernel_writer_trace.cpp): whether `op` may join such a run,
     // and the run ops[begin, end) in one branch.
     bool joins_one_thread_run(const Op& op) const;

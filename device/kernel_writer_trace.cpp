@@ -62,14 +62,17 @@ void KernelWriter::emit_op(const Op& op, bool end_later) {
     open(fmt::format("if ({})", t.exec));
     emit_op_body(op, t);
     close();
-    if (words > 0 && !end_later) {
-        if (defers_blocking(op.kind)) hold_clock_after_barrier();
-        // A load's op ends when its data arrived: the clock read waits on the loaded value.
-        const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
-        line(read_word(is_load ? "read_clock64_after(load_sink)" : "trace_clock64()", "ends"));
-    }
+    if (words > 0 && !end_later) emit_end_clock(op);
     if (warp_sync_after(op)) line("__syncwarp(__activemask());");
     if (op.kind == OpKind::shared_snapshot) line(fmt::format("++snap_next_{};", op.id));
+}
+
+// The clock read that ends a timed op, ordered after what it times.
+void KernelWriter::emit_end_clock(const Op& op) {
+    if (defers_blocking(op.kind)) hold_clock_after_barrier();
+    // A load's op ends when its data arrived: the clock read waits on the loaded value.
+    const bool is_load = op.kind == OpKind::shared_load || op.kind == OpKind::global_load;
+    line(read_word(is_load ? "read_clock64_after(load_sink)" : "trace_clock64()", "ends"));
 }
 
 void KernelWriter::emit_ops(const std::vector<Op>& ops) {
@@ -118,8 +121,7 @@ void KernelWriter::emit_ops(const std::vector<Op>& ops) {
             if (ops[k].kind == OpKind::loop) emit_loop(ops[k]); else emit_op(ops[k]);
         current_op_ = &op;
         line(fmt::format("// op {}: the barrier's end, after the untimed copies that follow it", op.id));
-        hold_clock_after_barrier();
-        line(read_word("trace_clock64()", "ends"));
+        emit_end_clock(op);
         i = copies_end;
     }
 }
