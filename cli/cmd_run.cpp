@@ -39,6 +39,7 @@ struct RunArgs {
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
     std::string l2 = "inputs";  // model: what the launch finds in L2 (model/core/l2_at_launch.h)
+    int warm_launches = 1;            // device: launches before the recorded one (code and pages warm)
     std::string shared_dump = "auto";  // device: copy the final shared buffers out (auto: unless --trace none)
     bool quiet = false;
     int jobs = 0;               // batch: scenarios at once; 0: every core
@@ -49,7 +50,8 @@ struct RunArgs {
     bool line_info = false;     // device: NVRTC -lineinfo (hidden; what --sanitize runs under the tool)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
-                *max_work_opt = nullptr, *l2_opt = nullptr, *shared_dump_opt = nullptr;
+                *max_work_opt = nullptr, *l2_opt = nullptr, *shared_dump_opt = nullptr,
+                *warm_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -70,6 +72,7 @@ void reject_foreign_options(const RunArgs& a) {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
         reject(a.shared_dump_opt, "--shared-dump", "device");
+        reject(a.warm_opt, "--warm-launches", "device");
     }
 }
 
@@ -117,6 +120,7 @@ int run_many(const RunArgs& a) {
     o.device.trace = trace_level_of(a);
     o.device.line_info = a.line_info;
     o.device.shared_dump = shared_dump_of(a);
+    o.device.warm_launches = a.warm_launches;
     o.sanitize = a.sanitize;
     if (!o.sanitize.empty()) {
         o.sanitizer = find_compute_sanitizer();
@@ -137,7 +141,8 @@ int run_with_ncu(const RunArgs& a) {
     if (a.backend != "device") throw std::invalid_argument("--ncu applies to --backend device only");
     std::vector<std::string> inner = {"run", a.file, "--backend", "device", "--no-isolation",
                                       "--watchdog", std::to_string(a.watchdog), "--trace",
-                                      to_string(trace_level_of(a)), "--shared-dump", shared_dump_of(a) ? "on" : "off"};
+                                      to_string(trace_level_of(a)), "--shared-dump", shared_dump_of(a) ? "on" : "off",
+                                      "--warm-launches", "0"};  // ncu replays the one launch it profiles
     if (!a.output.empty()) inner.insert(inner.end(), {"--output", a.output});
     if (!a.cache_dir.empty()) inner.insert(inner.end(), {"--cache-dir", a.cache_dir});
     if (a.quiet) inner.push_back("--quiet");
@@ -182,6 +187,7 @@ int run(RunArgs& a) {
         opt.trace = trace_level_of(a);
         opt.line_info = a.line_info;
         opt.shared_dump = shared_dump_of(a);
+        opt.warm_launches = a.warm_launches;
         if (!a.sanitize.empty()) {
             if (a.watchdog_opt->count() == 0) opt.watchdog_seconds = kSanitizerWatchdogSeconds;
             SanitizedRun sanitized = run_sanitized(scenario, opt, a.sanitize, find_compute_sanitizer());
@@ -284,6 +290,13 @@ void add_run_command(CLI::App& app, Action& action) {
                         "by hand would (the copy of a 64 KiB stage area took 4% of a one-CTA stream)")
             ->check(CLI::IsMember({"auto", "on", "off"}))
             ->capture_default_str();
+    a->warm_opt = sub->add_option("--warm-launches", a->warm_launches,
+                                  "Device: launch the kernel this many times before the recorded launch, each "
+                                  "from the declared memory again, so the recorded one finds its code, constants "
+                                  "and page mappings warm (a kernel launched again and again); 0: one cold launch, which pays "
+                                  "their first fetch")
+                      ->check(CLI::Range(0, 100))
+                      ->capture_default_str();
     a->l2_opt = sub->add_option("--l2", a->l2,
                                 "Model: what the launch finds in L2. inputs: the global tensors as the device "
                                 "executor leaves them, copied in by the host just before the launch, in L2 where "

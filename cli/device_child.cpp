@@ -1,5 +1,6 @@
 #include "cli/device_child.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -85,7 +86,8 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
     if (pid < 0) throw std::runtime_error(std::string("cannot fork the device run: ") + strerror(errno));
     if (pid == 0) child_main(scenario, options, dir);
 
-    const double limit_s = options.watchdog_seconds + kDeviceGraceSeconds;
+    // Each launch (the warm ones too) may run up to the watchdog before it gives up.
+    const double limit_s = options.watchdog_seconds * (1 + std::max(0, options.warm_launches)) + kDeviceGraceSeconds;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
     int status = 0;
     for (;;) {
@@ -95,11 +97,11 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
         if (std::chrono::steady_clock::now() >= deadline) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
-            char msg[160];
+            char msg[200];
             std::snprintf(msg, sizeof msg,
-                          "the device run did not finish within %.1f s (watchdog %.1f s + %.0f s grace); "
-                          "its process was killed",
-                          limit_s, options.watchdog_seconds, kDeviceGraceSeconds);
+                          "the device run did not finish within %.1f s (watchdog %.1f s for each of %d launches "
+                          "+ %.0f s grace); its process was killed",
+                          limit_s, options.watchdog_seconds, 1 + std::max(0, options.warm_launches), kDeviceGraceSeconds);
             RunResult r = synthetic_result(scenario, Outcome::hang, "device.wall_clock_limit", msg);
             apply_child_provenance(dir.file("provenance.txt"), r.provenance);
             return r;

@@ -150,7 +150,7 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     args.insert(args.end(), {self_path(), "run", s.file, "--backend", "device", "--no-isolation", "--line-info",
                              "--quiet", "--watchdog", fmt::format("{}", options.watchdog_seconds), "--trace",
                              to_string(options.trace), "--shared-dump", options.shared_dump ? "on" : "off",
-                             "--output", trace});
+                             "--output", trace, "--warm-launches", "0"});  // one launch: one report per hazard
     if (!options.cache_dir.empty()) args.insert(args.end(), {"--cache-dir", options.cache_dir});
 
     const double limit_s = options.watchdog_seconds + kSanitizerGraceSeconds;

@@ -147,12 +147,13 @@ RunResult run_device(const Scenario& s, const DeviceOptions& options) {
                {"trace_level", to_string(options.trace)}};
     if (options.line_info) p.extra["line_info"] = "1";
     if (!options.shared_dump) p.extra["shared_dump"] = "off";
+    if (options.warm_launches > 0) p.extra["warm_launches"] = std::to_string(options.warm_launches);
     if (options.on_provenance) options.on_provenance(p);
 
     KernelLaunch launch(gpu, s, options.watchdog_seconds, options.trace, words_in);
     launch.prepare(compiled.cubin);
     try {
-        launch.run();
+        launch.run(options.warm_launches);
     } catch (const CudaError& e) {
         // The context is unusable now: no memory to read back, no trace.
         result.outcome = Outcome::fault;

@@ -20,6 +20,12 @@ struct DeviceOptions {
     // trace then has their images). Off: the kernel ends as a hand-written one would, and the
     // header says `shared_dump: off`. The CLI leaves it off for --trace none.
     bool shared_dump = true;
+    // Launches of the same kernel before the recorded one, each from the declared memory again:
+    // the recorded launch then finds its code, constants and page mappings warm, as a kernel
+    // launched repeatedly does, instead of paying their first fetch (the header says how many).
+    // One by default: a cold single launch spent 100-440 cycles more on a short kernel, and the
+    // amount varied from launch to launch (traces/recorded/README.md, warm launches).
+    int warm_launches = 1;
     // Called with the run's provenance (GPU, clock, driver, how it is timed) once it is known,
     // before the kernel launches: a caller that may have to kill a hung run keeps it.
     std::function<void(const Provenance&)> on_provenance;
@@ -32,7 +38,7 @@ inline bool shared_dump_for(const std::string& choice, TraceLevel level) {
     return choice == "auto" ? level != TraceLevel::none : choice == "on";
 }
 
-// The provenance's `extra` says how the run was timed: `trace_level`, `kernel_time_ns` (CUDA
+// The provenance's `extra` says how the run was timed: `warm_launches` (when > 0), `trace_level`, `kernel_time_ns` (CUDA
 // events around the launch), `kernel_span_ns` (the first warp's entry to the last warp's
 // exit, %globaltimer) and `cta_span_ns` ("entry-exit" per CTA in CTA order, ns from the
 // kernel's first entry).

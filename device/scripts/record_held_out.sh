@@ -15,20 +15,25 @@
 # untraced runs. TRACED_RUNS=N (default 1) runs the traced batch N times and keeps, per
 # scenario, the run whose kernel span is the median of the N (a launch now and then starts
 # hundreds of cycles late); traced_repeats.txt lists the N spans, the kept one first.
+# WARM=N (default 0) runs every scenario with `--warm-launches N` (the recorded launch after N
+# launches of the same kernel: code, constants and page mappings warm) and names the archive
+# held_<gpu>_warm<N>.tar.gz. Only a folder's own scenarios run, not those of its subfolders
+# (calibrate/full_chip: full-chip runs, recorded untraced by gpu_session.sh).
 set -uo pipefail
 export TMASIM_ARCH_DIR=$PWD/model/arch LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 [ $# -gt 0 ] || set -- oob pipelines races warpspec
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
+warm=${WARM:-0}
 work=/tmp/held; r=$work/$gpu
 rm -rf "$work"; mkdir -p "$r"
-echo "commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown) $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader)" | tee "$work/provenance.txt"
+echo "commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown) $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader) warm launches $warm" | tee "$work/provenance.txt"
 span() { grep -o '"kernel_span_ns":"[0-9]*"' "$1" 2>/dev/null | cut -d'"' -f4; }
 for folder in "$@"; do
   mkdir -p "$r/$folder" "$r/${folder}_untraced" "$work/rep2/$folder" "$work/rep3/$folder"
   if [ -z "${UNTRACED_ONLY:-}" ]; then
     runs=${TRACED_RUNS:-1}
     for i in $(seq 1 "$runs"); do
-      .gpu/tmasim run "scenarios/catalog/$folder" --backend device -o "$work/traced$i/$folder" 2>&1 | tail -1
+      .gpu/tmasim run scenarios/catalog/"$folder"/*.yaml --backend device --warm-launches "$warm" -o "$work/traced$i/$folder" 2>&1 | tail -1
     done
     for t in "$work/traced1/$folder"/*.jsonl; do
       name=$(basename "$t")
@@ -47,7 +52,7 @@ for folder in "$@"; do
     name=$(basename "$s" .yaml)
     mkdir -p "$work/rep1/$folder"
     for i in 1 2 3; do
-      .gpu/tmasim run "$s" --backend device --trace none -o "$work/rep$i/$folder/$name.jsonl" -q >/dev/null 2>&1
+      .gpu/tmasim run "$s" --backend device --trace none --warm-launches "$warm" -o "$work/rep$i/$folder/$name.jsonl" -q >/dev/null 2>&1
     done
     # The run with the median span is the recorded trace (ties: the earlier run), as for the
     # traced batch: a launch now and then starts hundreds of cycles late.
@@ -59,5 +64,6 @@ for folder in "$@"; do
   done
 done
 rm -rf "$work/rep1" "$work/rep2" "$work/rep3"
-tar czf "${OUT:-/tmp}/held_$gpu.tar.gz" -C "$work" .
+suffix=""; [ "$warm" -gt 0 ] && suffix="_warm$warm"
+tar czf "${OUT:-/tmp}/held_$gpu$suffix.tar.gz" -C "$work" .
 cat "$work/untraced_repeats.txt" "$work/traced_repeats.txt" 2>/dev/null

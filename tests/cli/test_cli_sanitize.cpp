@@ -83,6 +83,18 @@ TEST_CASE("without compute-sanitizer, --sanitize is exit 2 with where it looked,
     CHECK(bad.code == 2);
 }
 
+TEST_CASE("run's warm launches are the device's: the model refuses them, and only 0 to 100 are allowed", "[cli]") {
+    const CliResult m = run_cli("run " + kRaw + " --backend model --warm-launches 1");
+    CHECK(m.code == 2);
+    CHECK(m.err.find("--warm-launches applies to the device backend only") != std::string::npos);
+    for (const char* bad : {"-1", "101", "two"}) {
+        const CliResult r = run_cli("run " + kRaw + " --backend device --warm-launches " + bad);
+        INFO(bad);
+        CHECK(r.code == 2);
+        CHECK(r.err.find("--warm-launches") != std::string::npos);
+    }
+}
+
 TEST_CASE("run's shared-dump option is the device's: the model refuses it, and only auto, on and off are allowed", "[cli]") {
     const CliResult m = run_cli("run " + kRaw + " --backend model --shared-dump on");
     CHECK(m.code == 2);

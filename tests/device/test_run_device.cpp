@@ -212,3 +212,28 @@ TEST_CASE("the trace levels on the GPU: same bytes, none has no events, waits on
         CHECK(e.t_ns >= 0);
     }
 }
+
+TEST_CASE("warm launches on the GPU: the recorded launch starts from the declared memory again", "[device][gpu]") {
+    // bulk_add_one_1d adds one to half its input in place: had the recorded launch found
+    // the warm launch's result, every element of that half would be one too high.
+    const Scenario s = load_scenario_file(test::source_dir() + "/scenarios/catalog/guide/bulk_add_one_1d.yaml");
+    RunResult cold, warm;
+    try {
+        DeviceOptions single;
+        single.warm_launches = 0;
+        cold = run_device(s, single);
+        DeviceOptions o;
+        o.warm_launches = 2;
+        warm = run_device(s, o);
+    } catch (const DeviceUnavailable& e) {
+        WARN("SKIPPED [gpu] test: " << e.what());
+        return;
+    }
+    REQUIRE(warm.outcome == Outcome::ok);
+    CHECK(warm.provenance.extra.at("warm_launches") == "2");
+    CHECK(cold.provenance.extra.count("warm_launches") == 0);
+    REQUIRE(warm.memory.size() == cold.memory.size());
+    for (size_t i = 0; i < warm.memory.size(); ++i) CHECK(warm.memory[i].bytes == cold.memory[i].bytes);
+    // The recorded launch's own trace: as many events as a cold run's, none left over.
+    CHECK(warm.events.size() == cold.events.size());
+}
