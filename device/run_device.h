@@ -24,7 +24,7 @@ struct DeviceOptions {
     // the recorded launch then finds its code, constants and page mappings warm, as a kernel
     // launched repeatedly does, instead of paying their first fetch (the header says how many).
     // One by default: a cold single launch spent 100-440 cycles more on a short kernel, and the
-    // amount varied from launch to launch (traces/recorded/README.md, warm launches).
+    // amount varied from launch to launch (traces/recorded/<gpu>/README.md, warm launches).
     int warm_launches = 1;
     // Called with the run's provenance (GPU, clock, driver, how it is timed) once it is known,
     // before the kernel launches: a caller that may have to kill a hung run keeps it.

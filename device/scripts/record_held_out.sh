@@ -47,13 +47,19 @@ for folder in "$@"; do
     rm -rf "$work"/traced[0-9]*
   fi
   [ -n "${TRACED_ONLY:-}" ] && continue
-  for s in scenarios/catalog/$folder/*.yaml; do
-    grep -q "outcome: hang" "$s" && continue
+  # Each run of the folder is one batch (a process per scenario, forked: a third of the time
+  # of one `tmasim run` per scenario).
+  scens=$(for s in scenarios/catalog/"$folder"/*.yaml; do grep -q "outcome: hang" "$s" || echo "$s"; done)
+  [ -n "$scens" ] || continue
+  for i in 1 2 3; do
+    # A single scenario is not a batch: its -o names the trace file.
+    dest="$work/rep$i/$folder"
+    [ "$(echo "$scens" | wc -l)" -eq 1 ] && { mkdir -p "$dest"; dest="$dest/$(basename "$scens" .yaml).jsonl"; }
+    # shellcheck disable=SC2086
+    .gpu/tmasim run $scens --backend device --trace none --warm-launches "$warm" -o "$dest" -q >/dev/null 2>&1
+  done
+  for s in $scens; do
     name=$(basename "$s" .yaml)
-    mkdir -p "$work/rep1/$folder"
-    for i in 1 2 3; do
-      .gpu/tmasim run "$s" --backend device --trace none --warm-launches "$warm" -o "$work/rep$i/$folder/$name.jsonl" -q >/dev/null 2>&1
-    done
     # The run with the median span is the recorded trace (ties: the earlier run), as for the
     # traced batch: a launch now and then starts hundreds of cycles late.
     pick=$(for i in 1 2 3; do echo "$(span "$work/rep$i/$folder/$name.jsonl" || echo 0) $i"; done |
