@@ -72,6 +72,8 @@ const std::vector<ParamEntry>& param_table() {
         {"snapshot_vector_cycles", &TimingParams::snapshot_vector_cycles},
         {"global_load_l2_cycles", &TimingParams::global_load_l2_cycles},
         {"global_load_hbm_cycles", &TimingParams::global_load_hbm_cycles},
+        {"global_load_first_line_cycles", &TimingParams::global_load_first_line_cycles},
+        {"global_load_first_access_cycles", &TimingParams::global_load_first_access_cycles},
         {"global_store_cycles", &TimingParams::global_store_cycles},
         {"cp_async_issue_cycles", &TimingParams::cp_async_issue_cycles},
         {"cp_async_arrive_cycles", &TimingParams::cp_async_arrive_cycles},

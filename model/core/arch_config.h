@@ -59,7 +59,11 @@ struct TimingParams {
     double shared_wavefront_cycles = 0;      // each further 128-byte wavefront (bank conflicts)
     double snapshot_vector_cycles = 0;       // shared.snapshot: each 16-byte vector after the first
     double global_load_l2_cycles = 0;        // ld.global whose lines are in L2
-    double global_load_hbm_cycles = 0;       // ld.global of lines never touched
+    double global_load_hbm_cycles = 0;       // ld.global of lines never touched, not in L2 (--l2 cold)
+    // With the tensors copied in just before the launch (L2AtLaunch::inputs): a line this
+    // launch has not read yet, and a CTA's first ld.global of all (its first translation).
+    double global_load_first_line_cycles = 0;
+    double global_load_first_access_cycles = 0;
     double global_store_cycles = 0;          // st.global of a warp: posted, but its address and value first
     double cp_async_issue_cycles = 0;        // the LDGSTS instruction
     double cp_async_arrive_cycles = 0;       // cp.async.mbarrier.arrive

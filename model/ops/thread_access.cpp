@@ -146,7 +146,13 @@ double ThreadAccess::global_access(const std::vector<int>& lanes, std::map<std::
     const TimingParams& tp = cta_.run().timing;
     if (is_store) return tp.global_store_cycles;
     detail["l2_hit"] = resident ? "1" : "0";
-    return resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles;
+    const bool first_load = cta_.take_first_global_load();
+    if (!cta_.run().inputs_in_l2) return resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles;
+    // Every line is in L2 (the host copy put it there), but a line this launch has not read
+    // costs more than one it has, and a CTA's first load more again on the H200
+    // (calibrate/global_load_latency: 494-498, 313-364, 297-303 cycles).
+    if (first_load) return tp.global_load_first_access_cycles;
+    return resident ? tp.global_load_l2_cycles : tp.global_load_first_line_cycles;
 }
 
 double ThreadAccess::cp_async(const std::vector<int>& lanes) {

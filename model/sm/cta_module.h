@@ -112,7 +112,16 @@ public:
     // first use: the fabric is built after the CTAs.
     Cluster* tracking_cluster();
 
+    // True the first time it is asked: a CTA's first ld.global pays its first address
+    // translation (global_load_first_access_cycles).
+    bool take_first_global_load() {
+        const bool first = !global_loaded_;
+        global_loaded_ = true;
+        return first;
+    }
+
 private:
+    bool global_loaded_ = false;
     bool cluster_resolved_ = false;
     Cluster* tracking_cluster_ = nullptr;
     // The diagnostic of a hazard or fault at `site`, into the run's log.

@@ -1,0 +1,73 @@
+// A thread's global load on the model: with the tensors copied in just before the launch (the
+// default, L2AtLaunch::inputs) a CTA's first load pays its first translation, a later first
+// read of a line the first-line latency, a line read before an L2 hit; with --l2 cold a line
+// never read is an HBM trip (calibrate/global_load_latency measured the first three).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "model/core/arch_config.h"
+#include "model/run/run_model.h"
+#include "scenarios/loader.h"
+
+using namespace tmasim;
+
+namespace {
+
+const char* kLoads = R"(
+scenario: global_load_latencies
+summary: the first load of a CTA, a first read of other lines, a read of lines read before
+source: tests/model
+arch: sm_90
+launch: {grid: [2], block: 32}
+global:
+  G: {type: i32, shape: [4096], init: iota}
+program:
+  - {op: global.load, global: G, index: "lane", label: first}
+  - {op: global.load, global: G, index: "1024 + cta * 256 + lane", label: new_line}
+  - {op: global.load, global: G, index: "lane", label: again}
+expect:
+  outcome: ok
+)";
+
+// Issue to complete of each op of CTA `cta`'s warp 0, by op id.
+std::map<int, int64_t> durations(const RunResult& r, int cta) {
+    std::map<int, int64_t> issue, out;
+    for (const TraceEvent& e : r.events) {
+        if (e.cta != cta || e.warp != 0 || e.lane != 0) continue;
+        if (e.kind == EventKind::issue) issue[e.op] = e.t;
+        if (e.kind == EventKind::complete) out[e.op] = e.t - issue.at(e.op);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("global.load: first load of a CTA, first read of a line, L2 hit, and HBM when L2 starts cold",
+          "[model][global_load]") {
+    const Scenario s = load_scenario_text(kLoads, "global_load_latencies.yaml");
+    model::ModelOptions o;
+    o.arch = "h200";
+    const model::TimingParams tp = model::ArchConfig::load_named(o.arch, o.arch_dir).timing();
+    REQUIRE(tp.global_load_first_access_cycles != tp.global_load_first_line_cycles);
+    const RunResult r = run_model(s, o);
+    REQUIRE(r.outcome == Outcome::ok);
+    // Each CTA pays its own first load, though both read the same lines side by side (one of
+    // them reads them first, the other's first load is still its first translation); the
+    // second load reads each CTA's own new lines.
+    for (int cta : {0, 1}) {
+        INFO("cta " << cta);
+        const std::map<int, int64_t> d = durations(r, cta);
+        CHECK(d.at(s.program[0].id) == int64_t(tp.global_load_first_access_cycles));
+        CHECK(d.at(s.program[1].id) == int64_t(tp.global_load_first_line_cycles));
+        CHECK(d.at(s.program[2].id) == int64_t(tp.global_load_l2_cycles));
+    }
+
+    o.l2 = model::L2AtLaunch::cold;
+    const RunResult cold = run_model(s, o);
+    REQUIRE(cold.outcome == Outcome::ok);
+    const std::map<int, int64_t> c = durations(cold, 0);
+    CHECK(c.at(s.program[0].id) == int64_t(tp.global_load_hbm_cycles));
+    CHECK(c.at(s.program[1].id) == int64_t(tp.global_load_hbm_cycles));
+    CHECK(c.at(s.program[2].id) == int64_t(tp.global_load_l2_cycles));
+}
