@@ -30,7 +30,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
     : sc_core::sc_module(name),
       run_(run),
       cta_(cta),
-      smem_(smem_image_bytes(run.layout), 0),
+      smem_(smem_image_bytes(run.layout), run.global),
       tracker_(run.scenario.launch.block, static_cast<int64_t>(smem_.size()), barrier_count(run.scenario)),
       barriers_(run.scenario, run.layout),
       groups_(run.scenario.launch.block),
@@ -258,7 +258,8 @@ std::vector<MemoryImage> CtaModule::shared_images() const {
             m.space = "shared";
             m.cta = cta_;
             const int64_t off = run_.layout.offset_of(buf.name, i);
-            m.bytes.assign(smem_.begin() + off, smem_.begin() + off + buf.size_bytes());
+            const std::vector<uint8_t>& smem = smem_.bytes();
+            m.bytes.assign(smem.begin() + off, smem.begin() + off + buf.size_bytes());
             out.push_back(std::move(m));
         }
     }

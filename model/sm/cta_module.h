@@ -12,6 +12,7 @@
 
 #include <systemc>
 
+#include "model/copy/shared_memory_image.h"
 #include "model/state/async_write_registry.h"
 #include "model/state/barrier_set.h"
 #include "model/state/bulk_groups.h"
@@ -39,7 +40,10 @@ public:
     RunContext& run() { return run_; }
     int index() const { return cta_; }
     int num_threads() const { return run_.scenario.launch.block; }
-    std::vector<uint8_t>& smem() { return smem_; }
+    // The shared-memory bytes, with every TMA landing held by smem_image() written first.
+    std::vector<uint8_t>& smem() { return smem_.bytes(); }
+    size_t smem_size() const { return smem_.size(); }
+    SharedMemoryImage& smem_image() { return smem_; }
     ProxyTracker& tracker() { return tracker_; }
     BarrierSet& barriers() { return barriers_; }
     const BarrierSet& barriers() const { return barriers_; }
@@ -125,7 +129,7 @@ private:
 
     RunContext& run_;
     int cta_;
-    std::vector<uint8_t> smem_;
+    SharedMemoryImage smem_;
     ProxyTracker tracker_;
     BarrierSet barriers_;
     BulkGroups groups_;
