@@ -3,6 +3,8 @@
 
 #include "model/sm/cta_module.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "model/sm/cluster_fabric.h"
@@ -38,10 +40,16 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       shared_accesses_(static_cast<int64_t>(smem_.size())),
       wgmma_((run.scenario.launch.num_warps() + 3) / 4, WgmmaState(run.scenario.accumulators)),
       sync_(run.scenario.launch.num_warps()) {
-    for (const Op* op : run.scenario.all_ops())
+    bool uses_cp_async = false;
+    for (const Op* op : run.scenario.all_ops()) {
         if (op->kind == OpKind::mbarrier_wait) waited_barriers_.insert(op->barrier.name);
+        uses_cp_async = uses_cp_async || op_family(op->kind) == OpFamily::cp_async;
+    }
     engine_ = std::make_unique<TmaEngine>("tma", *this);
-    cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
+    // Only a program with cp.async ops gets the unit and its SystemC thread: a full-chip TMA
+    // stream had 132 threads that only started, waited on nothing and were torn down. (The
+    // thread never notified anything before its first copy, so the others run as before.)
+    if (uses_cp_async) cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
     for (int w = 0; w < run.scenario.launch.num_warps(); ++w) {
         warps_.push_back(std::make_unique<WarpProcess>(*this, w));
         sc_core::sc_spawn_options opts;
@@ -52,6 +60,11 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
 }
 
 CtaModule::~CtaModule() = default;
+
+CpAsyncUnit& CtaModule::cp_unit() {
+    if (!cp_unit_) throw std::logic_error("CtaModule::cp_unit: the program has no cp.async op");
+    return *cp_unit_;
+}
 
 Cluster* CtaModule::tracking_cluster() {
     if (!cluster_resolved_) {
@@ -246,7 +259,7 @@ void CtaModule::wake_for_abort() {
     sync_changed_.notify(sc_core::SC_ZERO_TIME);
     named_changed_.notify(sc_core::SC_ZERO_TIME);  // warps in bar.sync unwind too (else they leak)
     engine_->wake_for_abort();
-    cp_unit_->wake_for_abort();
+    if (cp_unit_) cp_unit_->wake_for_abort();
 }
 
 std::vector<MemoryImage> CtaModule::shared_images() const {

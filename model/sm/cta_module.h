@@ -49,7 +49,8 @@ public:
     const BarrierSet& barriers() const { return barriers_; }
     BulkGroups& groups() { return groups_; }
     TmaEngine& engine() { return *engine_; }
-    CpAsyncUnit& cp_unit() { return *cp_unit_; }
+    // Only when the program has cp.async ops (OpFamily::cp_async), the unit's only users.
+    CpAsyncUnit& cp_unit();
     CpAsyncGroups& cp_groups() { return cp_groups_; }
     AsyncWriteRegistry& async_writes() { return async_writes_; }
     BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
