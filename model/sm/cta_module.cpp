@@ -3,7 +3,9 @@
 
 #include "model/sm/cta_module.h"
 
+#include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,17 @@ namespace {
 constexpr int64_t kPhasesKept = 4;              // released clocks older than this can't be observed (A8)
 
 int64_t smem_image_bytes(const SharedLayout& l) { return (l.total_bytes + 1023) / 1024 * 1024; }
+
+// m[key] = value, without a search from the root when `key` is above every key there (a
+// barrier's completed phases only grow, until an init starts them again): phase_bytes keeps
+// every phase, and at 132 CTAs the walk down its cold nodes was most of barrier_action.
+template <class Map, class Value>
+void assign_newest(Map& m, int64_t key, Value&& value) {
+    if (m.empty() || std::prev(m.end())->first < key)
+        m.emplace_hint(m.end(), key, std::forward<Value>(value));
+    else
+        m[key] = std::forward<Value>(value);
+}
 
 int barrier_count(const Scenario& s) {
     int64_t n = 0;
@@ -122,8 +135,8 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
         c->on_barrier_action(*this, barrier, action, thread, completed ? b.state.phase() - 1 : -1);
     if (completed) {
         const int64_t phase = b.state.phase() - 1;
-        b.phase_bytes[phase] = b.state.last_phase_bytes();
-        b.released[phase] = b.releasing.empty() ? tracker_.empty_clock() : b.releasing;
+        assign_newest(b.phase_bytes, phase, b.state.last_phase_bytes());
+        assign_newest(b.released, phase, b.releasing.empty() ? tracker_.empty_clock() : b.releasing);
         b.releasing.clear();
         b.released.erase(b.released.begin(), b.released.lower_bound(phase - kPhasesKept + 1));
         log_barrier_state(b, site, "phase_flip", {{"phase", std::to_string(phase)}});
