@@ -24,8 +24,8 @@ constexpr int64_t kPhasesKept = 4;              // released clocks older than th
 int64_t smem_image_bytes(const SharedLayout& l) { return (l.total_bytes + 1023) / 1024 * 1024; }
 
 // m[key] = value, without a search from the root when `key` is above every key there (a
-// barrier's completed phases only grow, until an init starts them again): phase_bytes keeps
-// every phase, and at 132 CTAs the walk down its cold nodes was most of barrier_action.
+// barrier's completed phases only grow, until an init starts them again): at 132 CTAs a
+// walk down cold nodes was most of barrier_action.
 template <class Map, class Value>
 void assign_newest(Map& m, int64_t key, Value&& value) {
     if (m.empty() || std::prev(m.end())->first < key)
@@ -135,7 +135,7 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
         c->on_barrier_action(*this, barrier, action, thread, completed ? b.state.phase() - 1 : -1);
     if (completed) {
         const int64_t phase = b.state.phase() - 1;
-        assign_newest(b.phase_bytes, phase, b.state.last_phase_bytes());
+        b.phase_bytes.set(phase, b.state.last_phase_bytes());
         assign_newest(b.released, phase, b.releasing.empty() ? tracker_.empty_clock() : b.releasing);
         b.releasing.clear();
         b.released.erase(b.released.begin(), b.released.lower_bound(phase - kPhasesKept + 1));
@@ -190,11 +190,7 @@ void CtaModule::check_observed_before_arrive(BarrierSlot& b, const Op& op, const
 BarrierObservations CtaModule::observations() const {
     BarrierObservations o;
     o.observed = [this](int thread, int barrier) { return barriers_.at(barrier).observed_by.at(thread); };
-    o.phase_bytes = [this](int barrier, int64_t phase) {
-        const auto& m = barriers_.at(barrier).phase_bytes;
-        auto it = m.find(phase);
-        return it == m.end() ? int64_t{0} : it->second;
-    };
+    o.phase_bytes = [this](int barrier, int64_t phase) { return barriers_.at(barrier).phase_bytes.get(phase); };
     return o;
 }
 
