@@ -88,14 +88,13 @@ bool wants_sidecar(const RunResult& result, const TraceWriteOptions& options) {
 // `sidecar` names the file holding the bytes at `offset` (ImagePlacement::sidecar only).
 // An inline image's "hex" (the last key) is left to memory_line.
 OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const std::string& sidecar,
-                        uint64_t offset) {
+                        uint64_t offset, const ImageHash& hash) {
     OrderedJson j;
     j["type"] = "memory";
     j["name"] = m.name;
     j["space"] = m.space;
     j["cta"] = m.cta;
     j["size"] = image_size(m);
-    const ImageHash hash = image_hash(m);
     j[hash.algorithm] = hash.hex;
     switch (placement) {
         case ImagePlacement::inline_hex: break;
@@ -112,8 +111,8 @@ OrderedJson memory_json(const MemoryImage& m, ImagePlacement placement, const st
 // as its last key. Hex digits need no escaping, so the bytes are the dump of the object
 // that holds it; a 1 MB image's 2 MB of digits went through nlohmann's escaping scan.
 void write_memory_line(std::ostream& out, const MemoryImage& m, ImagePlacement placement,
-                       const std::string& sidecar, uint64_t offset) {
-    std::string line = dump(memory_json(m, placement, sidecar, offset));
+                       const std::string& sidecar, uint64_t offset, const ImageHash& hash) {
+    std::string line = dump(memory_json(m, placement, sidecar, offset, hash));
     if (placement == ImagePlacement::inline_hex) {
         line.pop_back();  // the object's closing brace
         line += R"(,"hex":")";
@@ -221,10 +220,21 @@ void write_trace_to(const RunResult& result, std::ostream& out, const OpNames& n
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 
     for (const Diagnostic& d : result.diagnostics) out << dump(diagnostic_json(d)) << '\n';
+    // image_hash of each image; the FNV-1a ones computed together (fnv1a64_hex_each: a
+    // full-chip trace has 528 shared buffers).
+    auto takes_fnv = [](const MemoryImage& m) {
+        return !m.digest_only && hash_algorithm_for(m.bytes.size()) == "fnv1a64";
+    };
+    std::vector<std::pair<const uint8_t*, size_t>> fnv_blocks;
+    for (const MemoryImage& m : result.memory)
+        if (takes_fnv(m)) fnv_blocks.emplace_back(m.bytes.data(), m.bytes.size());
+    const std::vector<std::string> fnv_hex = fnv1a64_hex_each(fnv_blocks);
+    size_t next_fnv = 0;
     uint64_t offset = 0;
     for (const MemoryImage& m : result.memory) {
         const ImagePlacement placement = placement_of(m, sidecar != nullptr, options);
-        write_memory_line(out, m, placement, sidecar_name, offset);
+        const ImageHash hash = takes_fnv(m) ? ImageHash{"fnv1a64", fnv_hex[next_fnv++]} : image_hash(m);
+        write_memory_line(out, m, placement, sidecar_name, offset, hash);
         if (placement != ImagePlacement::sidecar) continue;
         sidecar->write(reinterpret_cast<const char*>(m.bytes.data()), static_cast<std::streamsize>(m.bytes.size()));
         offset += m.bytes.size();

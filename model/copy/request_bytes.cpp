@@ -80,6 +80,11 @@ void RequestBytes::write_smem_from_init(GlobalMemory& global, std::vector<uint8_
         r_.coords, smem.data() + r_.smem_offset);
 }
 
+InitLanding RequestBytes::init_landing() const {
+    const int64_t bytes = box_of(r_, tensor_).box_bytes();  // makes r_.box
+    return InitLanding{r_.box, r_.coords, &tensor_, r_.smem_offset, bytes};
+}
+
 void RequestBytes::write_smem(const std::vector<uint8_t>& payload, std::vector<uint8_t>& smem) const {
     if (is_tensor_box(r_.kind))
         box_of(r_, tensor_).scatter_smem(payload, smem, r_.smem_offset);

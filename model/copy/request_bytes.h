@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/copy/shared_memory_image.h"
 #include "model/copy/tma_request.h"
 #include "model/state/global_memory.h"
 #include "scenarios/ir.h"
@@ -40,6 +41,8 @@ public:
     // full-chip stream's loads skip a 16 KB payload (zeroed, filled, copied) per tile.
     bool lands_from_init(GlobalMemory& global, size_t smem_size) const;
     void write_smem_from_init(GlobalMemory& global, std::vector<uint8_t>& smem) const;
+    // What write_smem_from_init writes, to be written later (SharedMemoryImage).
+    InitLanding init_landing() const;
     // Stores, reduces, scatters: the payload read out of shared memory, then written
     // (or, for reduces, combined element by element) into global memory.
     std::vector<uint8_t> read_smem(const std::vector<uint8_t>& smem) const;

@@ -52,13 +52,18 @@ void EventLog::push(TraceEvent&& e) {
         if (c >= ctas_.size()) ctas_.resize(c + 1);
         CtaOrder& cta = ctas_[c];
         if (cta.count > 0) {
-            const TraceEvent& previous = events_[cta.last];
-            if (e.t < previous.t)
+            // The previous event's leading key from the CTA's note: at 132 CTAs its line in
+            // the log is long out of cache. Only a tie on all of it reads the event itself.
+            const auto key = std::tie(e.t, e.op, e.warp, e.lane, e.kind);
+            const auto previous = std::tie(cta.last_t, cta.last_op, cta.last_warp, cta.last_lane, cta.last_kind);
+            if (e.t < cta.last_t)
                 cta.out_of_time_order = true;
-            else if (!cta.out_of_time_order && trace_less(e, previous))
+            else if (!cta.out_of_time_order &&
+                     (key < previous || (key == previous && trace_less(e, events_[cta.last]))))
                 cta.breaks.push_back(cta.count);
         }
         cta.last = events_.size();
+        cta.last_t = e.t, cta.last_op = e.op, cta.last_warp = e.warp, cta.last_lane = e.lane, cta.last_kind = e.kind;
         ++cta.count;
     }
     event_cta_.push_back(e.cta);

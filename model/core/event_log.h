@@ -65,6 +65,10 @@ private:
     struct CtaOrder {
         size_t count = 0;
         size_t last = 0;                 // index in events_ of its latest event
+        // That event's (t, op, warp, lane, kind), which no later change of it touches.
+        int64_t last_t = 0;
+        int last_op = 0, last_warp = 0, last_lane = 0;
+        EventKind last_kind = EventKind::issue;
         bool out_of_time_order = false;  // an event earlier than its predecessor
         std::vector<size_t> breaks;      // positions (in the CTA's events) of events of their
                                          // predecessor's time that sort before it

@@ -66,7 +66,7 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
     r.site = site;
     r.thread = thread;
     r.op = &op_;
-    const int64_t smem_size = static_cast<int64_t>(cta_.smem().size());
+    const int64_t smem_size = static_cast<int64_t>(cta_.smem_size());
     if (!is_prefetch(op_.kind) && (r.smem_offset < 0 || r.smem_offset + r.bytes > smem_size))
         throw std::out_of_range(fmt::format("{}: {} bytes at shared offset {} leave the CTA's {} "
                                             "bytes of shared memory", op_title(op_), r.bytes,

@@ -9,6 +9,7 @@
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
 #include "model/run/hang_report.h"
+#include "model/sm/warp_process.h"
 
 namespace tmasim::model {
 

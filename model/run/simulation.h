@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/core/arch_config.h"
+#include "model/core/l2_at_launch.h"
 #include "model/sm/run_context.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"

@@ -29,7 +29,7 @@ Cluster::Cluster(RunContext& run, int index, std::vector<CtaModule*> ctas)
       clock_(agents_.total()),
       barrier_(size() * block_),
       races_(ClusterAgents{size() > 1 ? size() : 0, block_, agents_.barriers},
-             static_cast<int64_t>(ctas_.at(0)->smem().size())),
+             static_cast<int64_t>(ctas_.at(0)->smem_size())),
       last_waited_(size() * block_, -1),
       peer_uses_(size()),
       exit_known_(size(), ClusterClock::Clock(size() > 1 ? size() * block_ : 0, 0)),

@@ -3,6 +3,10 @@
 
 #include "model/sm/cta_module.h"
 
+#include <iterator>
+#include <stdexcept>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "model/sm/cluster_fabric.h"
@@ -19,6 +23,17 @@ constexpr int64_t kPhasesKept = 4;              // released clocks older than th
 
 int64_t smem_image_bytes(const SharedLayout& l) { return (l.total_bytes + 1023) / 1024 * 1024; }
 
+// m[key] = value, without a search from the root when `key` is above every key there (a
+// barrier's completed phases only grow, until an init starts them again): at 132 CTAs a
+// walk down cold nodes was most of barrier_action.
+template <class Map, class Value>
+void assign_newest(Map& m, int64_t key, Value&& value) {
+    if (m.empty() || std::prev(m.end())->first < key)
+        m.emplace_hint(m.end(), key, std::forward<Value>(value));
+    else
+        m[key] = std::forward<Value>(value);
+}
+
 int barrier_count(const Scenario& s) {
     int64_t n = 0;
     for (const auto& b : s.barriers) n += b.count();
@@ -30,7 +45,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
     : sc_core::sc_module(name),
       run_(run),
       cta_(cta),
-      smem_(smem_image_bytes(run.layout), 0),
+      smem_(smem_image_bytes(run.layout), run.global),
       tracker_(run.scenario.launch.block, static_cast<int64_t>(smem_.size()), barrier_count(run.scenario)),
       barriers_(run.scenario, run.layout),
       groups_(run.scenario.launch.block),
@@ -38,10 +53,16 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       shared_accesses_(static_cast<int64_t>(smem_.size())),
       wgmma_((run.scenario.launch.num_warps() + 3) / 4, WgmmaState(run.scenario.accumulators)),
       sync_(run.scenario.launch.num_warps()) {
-    for (const Op* op : run.scenario.all_ops())
+    bool uses_cp_async = false;
+    for (const Op* op : run.scenario.all_ops()) {
         if (op->kind == OpKind::mbarrier_wait) waited_barriers_.insert(op->barrier.name);
+        uses_cp_async = uses_cp_async || op_family(op->kind) == OpFamily::cp_async;
+    }
     engine_ = std::make_unique<TmaEngine>("tma", *this);
-    cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
+    // Only a program with cp.async ops gets the unit and its SystemC thread: a full-chip TMA
+    // stream had 132 threads that only started, waited on nothing and were torn down. (The
+    // thread never notified anything before its first copy, so the others run as before.)
+    if (uses_cp_async) cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
     for (int w = 0; w < run.scenario.launch.num_warps(); ++w) {
         warps_.push_back(std::make_unique<WarpProcess>(*this, w));
         sc_core::sc_spawn_options opts;
@@ -52,6 +73,11 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
 }
 
 CtaModule::~CtaModule() = default;
+
+CpAsyncUnit& CtaModule::cp_unit() {
+    if (!cp_unit_) throw std::logic_error("CtaModule::cp_unit: the program has no cp.async op");
+    return *cp_unit_;
+}
 
 Cluster* CtaModule::tracking_cluster() {
     if (!cluster_resolved_) {
@@ -109,8 +135,8 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
         c->on_barrier_action(*this, barrier, action, thread, completed ? b.state.phase() - 1 : -1);
     if (completed) {
         const int64_t phase = b.state.phase() - 1;
-        b.phase_bytes[phase] = b.state.last_phase_bytes();
-        b.released[phase] = b.releasing.empty() ? tracker_.empty_clock() : b.releasing;
+        b.phase_bytes.set(phase, b.state.last_phase_bytes());
+        assign_newest(b.released, phase, b.releasing.empty() ? tracker_.empty_clock() : b.releasing);
         b.releasing.clear();
         b.released.erase(b.released.begin(), b.released.lower_bound(phase - kPhasesKept + 1));
         log_barrier_state(b, site, "phase_flip", {{"phase", std::to_string(phase)}});
@@ -164,11 +190,7 @@ void CtaModule::check_observed_before_arrive(BarrierSlot& b, const Op& op, const
 BarrierObservations CtaModule::observations() const {
     BarrierObservations o;
     o.observed = [this](int thread, int barrier) { return barriers_.at(barrier).observed_by.at(thread); };
-    o.phase_bytes = [this](int barrier, int64_t phase) {
-        const auto& m = barriers_.at(barrier).phase_bytes;
-        auto it = m.find(phase);
-        return it == m.end() ? int64_t{0} : it->second;
-    };
+    o.phase_bytes = [this](int barrier, int64_t phase) { return barriers_.at(barrier).phase_bytes.get(phase); };
     return o;
 }
 
@@ -246,7 +268,7 @@ void CtaModule::wake_for_abort() {
     sync_changed_.notify(sc_core::SC_ZERO_TIME);
     named_changed_.notify(sc_core::SC_ZERO_TIME);  // warps in bar.sync unwind too (else they leak)
     engine_->wake_for_abort();
-    cp_unit_->wake_for_abort();
+    if (cp_unit_) cp_unit_->wake_for_abort();
 }
 
 std::vector<MemoryImage> CtaModule::shared_images() const {
@@ -258,7 +280,8 @@ std::vector<MemoryImage> CtaModule::shared_images() const {
             m.space = "shared";
             m.cta = cta_;
             const int64_t off = run_.layout.offset_of(buf.name, i);
-            m.bytes.assign(smem_.begin() + off, smem_.begin() + off + buf.size_bytes());
+            const std::vector<uint8_t>& smem = smem_.bytes();
+            m.bytes.assign(smem.begin() + off, smem.begin() + off + buf.size_bytes());
             out.push_back(std::move(m));
         }
     }

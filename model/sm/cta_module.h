@@ -12,6 +12,7 @@
 
 #include <systemc>
 
+#include "model/copy/shared_memory_image.h"
 #include "model/state/async_write_registry.h"
 #include "model/state/barrier_set.h"
 #include "model/state/bulk_groups.h"
@@ -39,13 +40,17 @@ public:
     RunContext& run() { return run_; }
     int index() const { return cta_; }
     int num_threads() const { return run_.scenario.launch.block; }
-    std::vector<uint8_t>& smem() { return smem_; }
+    // The shared-memory bytes, with every TMA landing held by smem_image() written first.
+    std::vector<uint8_t>& smem() { return smem_.bytes(); }
+    size_t smem_size() const { return smem_.size(); }
+    SharedMemoryImage& smem_image() { return smem_; }
     ProxyTracker& tracker() { return tracker_; }
     BarrierSet& barriers() { return barriers_; }
     const BarrierSet& barriers() const { return barriers_; }
     BulkGroups& groups() { return groups_; }
     TmaEngine& engine() { return *engine_; }
-    CpAsyncUnit& cp_unit() { return *cp_unit_; }
+    // Only when the program has cp.async ops (OpFamily::cp_async), the unit's only users.
+    CpAsyncUnit& cp_unit();
     CpAsyncGroups& cp_groups() { return cp_groups_; }
     AsyncWriteRegistry& async_writes() { return async_writes_; }
     BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
@@ -134,7 +139,7 @@ private:
 
     RunContext& run_;
     int cta_;
-    std::vector<uint8_t> smem_;
+    SharedMemoryImage smem_;
     ProxyTracker tracker_;
     BarrierSet barriers_;
     BulkGroups groups_;

@@ -103,7 +103,7 @@ void TmaEngine::port_loop() {
         const int64_t latency = fixed_latency >= 0 ? fixed_latency : latency_for(r, through_dram);
         if (loads_smem(r.kind)) {
             // Bytes still the tensor's init are read when they land: the same bytes.
-            f.from_init = bytes_of(r).lands_from_init(cta_.run().global, cta_.smem().size());
+            f.from_init = bytes_of(r).lands_from_init(cta_.run().global, cta_.smem_size());
             if (!f.from_init) f.payload = read_source(r);
         }
         // The port streams the request's bytes; the next request waits for it, latency does not.
@@ -157,7 +157,7 @@ void TmaEngine::land(InFlight& f) {
         // the waiters of that phase know them (AsyncWriteRegistry).
         const int agent = cta_.tracker().tma_agent(r.barrier);
         if (f.from_init)
-            bytes_of(r).write_smem_from_init(run.global, cta_.smem());
+            cta_.smem_image().land_from_init(bytes_of(r).init_landing());  // written when read
         else
             bytes_of(r).write_smem(f.payload, cta_.smem());
         run.log.add_model_only(r.site, "bytes_landed", now_cycles(), request_detail(r));

@@ -1,5 +1,7 @@
 #include "model/state/barrier_set.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -7,6 +9,23 @@
 #include "scenarios/layout.h"
 
 namespace tmasim::model {
+
+void PhaseBytes::set(int64_t phase, int64_t bytes) {
+    if (entries_.empty() || entries_.back().first < phase) {
+        entries_.emplace_back(phase, bytes);
+        return;
+    }
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), std::make_pair(phase, INT64_MIN));
+    if (it != entries_.end() && it->first == phase)
+        it->second = bytes;
+    else
+        entries_.insert(it, {phase, bytes});
+}
+
+int64_t PhaseBytes::get(int64_t phase) const {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), std::make_pair(phase, INT64_MIN));
+    return it != entries_.end() && it->first == phase ? it->second : 0;
+}
 
 int64_t BarrierSlot::observed_phase(int64_t parity) const {
     int64_t p = state.phase() - 1;  // latest completed

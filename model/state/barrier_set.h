@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -15,6 +16,21 @@
 #include "scenarios/layout.h"
 
 namespace tmasim::model {
+
+// Completed phase -> its expect_tx sum, for every phase since the barrier's init. Phases
+// complete in increasing order and are appended to a sorted vector: a std::map kept them
+// too, and at 132 CTAs its insert walked and rebalanced nodes long out of cache. Any other
+// order still gives a map's answers.
+class PhaseBytes {
+public:
+    void set(int64_t phase, int64_t bytes);
+    int64_t get(int64_t phase) const;  // 0 for a phase never set
+    void clear() { entries_.clear(); }
+    size_t size() const { return entries_.size(); }
+
+private:
+    std::vector<std::pair<int64_t, int64_t>> entries_;  // ascending phases
+};
 
 struct BarrierSlot {
     std::string name;       // "bar" or "full[1]"
@@ -28,7 +44,7 @@ struct BarrierSlot {
     std::vector<int64_t> observed_by;
     int64_t observed_through = -1;
     int64_t unobserved_reported = -1;           // phase already reported (A9), once each
-    std::map<int64_t, int64_t> phase_bytes;     // completed phase -> its expect_tx sum
+    PhaseBytes phase_bytes;
     void reset_observations();
 
     // The phase a wait on `parity` observes once it returns true: the latest completed

@@ -191,7 +191,12 @@ void ProxyTracker::acquire_new(int thread, const VectorClock& released) {
     // what others of this row know of it, which the release may raise.
     auto joined = std::make_shared<VectorClock>(*known_[thread]);
     join_live(*joined, released);
-    last_acquire_ = AcquireMemo{known_[thread], joined, released};
+    // The memo's clock buffer is reused: a fresh 1 KB copy per wait was an allocation and a
+    // free of a cold block at 132 CTAs.
+    if (!last_acquire_) last_acquire_.emplace();
+    last_acquire_->from = known_[thread];
+    last_acquire_->to = joined;
+    last_acquire_->released.assign(released.begin(), released.end());
     known_[thread] = std::move(joined);
 }
 

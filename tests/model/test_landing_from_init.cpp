@@ -1,13 +1,15 @@
 // A TMA load of a tensor that still holds its init lands straight from the init
 // (RequestBytes::lands_from_init): the shared-memory bytes must be those that reading the
 // box at issue and writing it at landing give, out-of-bounds fill included, and stay the
-// init's even when the tensor is written in between.
+// init's even when the tensor is written in between; held by a SharedMemoryImage until read,
+// they must read the same.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <vector>
 
 #include "model/copy/request_bytes.h"
+#include "model/copy/shared_memory_image.h"
 #include "model/state/global_memory.h"
 
 using namespace tmasim;
@@ -80,4 +82,50 @@ TEST_CASE("TMA landing: swizzled boxes and boxes outside shared memory keep thei
     CHECK_FALSE(RequestBytes(a, s.globals.front()).lands_from_init(global, 4096));
     CHECK(RequestBytes(b, s.globals.front()).lands_from_init(global, 1024 + 1024));
     CHECK_FALSE(RequestBytes(b, s.globals.front()).lands_from_init(global, 1024 + 1023));
+}
+
+// SharedMemoryImage holds such landings until the bytes are read: what a read sees must be
+// what writing each landing when it landed gave, whatever overlaps, drops and the cap do.
+TEST_CASE("Shared memory image: held init landings read as if written when they landed", "[model][tensor_copy]") {
+    const Scenario s = with_tensor(InitSpec::Kind::random);
+    GlobalMemory global(s);
+    const TensorMap map = map_of(Swizzle::none);
+    tmasim::model::SharedMemoryImage image(8192, global);
+    std::vector<uint8_t> eager(8192, 0);
+    auto land = [&](std::vector<int64_t> coords, int64_t offset) {
+        TmaRequest r = load(map, std::move(coords));
+        r.smem_offset = offset;
+        const RequestBytes bytes(r, s.globals.front());
+        bytes.write_smem_from_init(global, eager);
+        image.land_from_init(bytes.init_landing());
+    };
+    SECTION("a later landing overlapping part of an earlier one wins where they overlap") {
+        land({0, 0}, 1024);  // [1024, 2048)
+        land({8, 0}, 1536);  // [1536, 2560): half of the first stays visible
+        land({16, 0}, 0);
+        CHECK(image.held() == 3);
+        CHECK(image.bytes() == eager);
+        CHECK(image.held() == 0);
+    }
+    SECTION("a landing covered by a later one is dropped; a const read writes too") {
+        land({0, 0}, 1024);
+        land({24, 0}, 1024);
+        CHECK(image.held() == 1);
+        const tmasim::model::SharedMemoryImage& read_only = image;
+        CHECK(read_only.bytes() == eager);
+    }
+    SECTION("past kMostHeld landings the held ones are written, in order") {
+        // 1 KB boxes at 512-byte steps: each overlaps the one before, none covers another.
+        for (int i = 0; i < 14; ++i) land({i * 4, 0}, i * 512);
+        for (int i = 0; i < 14; ++i) land({i * 4 + 2, 0}, i * 512 + 256);
+        CHECK(image.held() <= tmasim::model::SharedMemoryImage::kMostHeld);
+        CHECK(image.bytes() == eager);
+    }
+    SECTION("bytes written directly between landings stay in order with them") {
+        land({0, 0}, 1024);
+        image.bytes()[1500] = 0x5A;  // a generic store after the landing
+        eager[1500] = 0x5A;
+        land({4, 0}, 2048);
+        CHECK(image.bytes() == eager);
+    }
 }

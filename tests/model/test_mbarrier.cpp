@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "model/state/barrier_set.h"
 #include "model/state/mbarrier.h"
 
 using tmasim::model::Mbarrier;
@@ -152,4 +154,23 @@ TEST_CASE("mbarrier: credit_stays_open says exactly when complete_tx neither thr
     }
     CHECK(open > 10);
     CHECK(closed > 10);
+}
+
+// BarrierSlot::phase_bytes appends phases as they complete; it must answer as the std::map
+// it replaced whatever the order of the phases set.
+TEST_CASE("phase bytes answer as a map of completed phases", "[model][mbarrier]") {
+    tmasim::model::PhaseBytes bytes;
+    std::map<int64_t, int64_t> expected;
+    const std::vector<std::pair<int64_t, int64_t>> sets{{0, 16}, {1, 32}, {2, 0}, {5, 8}, {3, 4}, {1, 64}, {-1, 7}, {9, 1}};
+    for (const auto& [phase, value] : sets) {
+        bytes.set(phase, value);
+        expected[phase] = value;
+        for (int64_t p = -2; p <= 10; ++p) {
+            const auto it = expected.find(p);
+            CHECK(bytes.get(p) == (it == expected.end() ? 0 : it->second));
+        }
+    }
+    CHECK(bytes.size() == expected.size());
+    bytes.clear();
+    CHECK(bytes.get(1) == 0);
 }

@@ -112,3 +112,21 @@ program:
     CHECK(l.total_bytes == 3104);
     CHECK_THROWS_AS(l.offset_of("full", 2), std::out_of_range);
 }
+
+TEST_CASE("fnv1a64_hex_each hashes each block as fnv1a64_hex does, four at a time or alone") {
+    // Blocks of unequal sizes (empty ones too) in groups of four and a tail: the common
+    // prefix runs interleaved, each block's rest alone.
+    std::vector<std::vector<uint8_t>> data;
+    for (size_t n : {size_t(16384), size_t(0), size_t(1), size_t(16384), size_t(100), size_t(16383), size_t(7),
+                     size_t(4096), size_t(16384), size_t(3)}) {
+        std::vector<uint8_t> bytes(n);
+        for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>((i * 131 + n) ^ (i >> 7));
+        data.push_back(std::move(bytes));
+    }
+    std::vector<std::pair<const uint8_t*, size_t>> blocks;
+    for (const auto& d : data) blocks.emplace_back(d.data(), d.size());
+    const std::vector<std::string> each = fnv1a64_hex_each(blocks);
+    REQUIRE(each.size() == data.size());
+    for (size_t b = 0; b < data.size(); ++b) CHECK(each[b] == fnv1a64_hex(data[b].data(), data[b].size()));
+    CHECK(fnv1a64_hex_each({}).empty());
+}
