@@ -84,7 +84,10 @@ private:
     double predicate_cost_of(const Op& op) const {
         static const std::vector<std::string> kThreadVars{"tid", "lane", "warp", "cta", "rank"};
         const int divisions = op.index.divisions_of(kThreadVars) + op.value.divisions_of(kThreadVars);
-        return timing.predicate_select_cycles + divisions * timing.predicate_division_cycles;
+        // A global load in the branch costs more again (calibrate/global_load_latency: the
+        // same L2 hit by a predicate's warp and by all warps).
+        const double global = op.kind == OpKind::global_load ? timing.predicate_global_load_cycles : 0;
+        return timing.predicate_select_cycles + divisions * timing.predicate_division_cycles + global;
     }
 
     // The two per-op facts above, by op id, worked out once from the scenario.

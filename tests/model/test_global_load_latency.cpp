@@ -71,3 +71,36 @@ TEST_CASE("global.load: first load of a CTA, first read of a line, L2 hit, and H
     CHECK(c.at(s.program[1].id) == int64_t(tp.global_load_hbm_cycles));
     CHECK(c.at(s.program[2].id) == int64_t(tp.global_load_l2_cycles));
 }
+
+TEST_CASE("global.load by a predicate's warps pays the vote, the branch and its address in the branch",
+          "[model][global_load]") {
+    // The same three loads by 'warp == 0' and by warp0 (a warp selector: no vote): the
+    // predicate's costs come before each load's issue, so the second load's issue is later by
+    // the first's predicate cost and the second's (calibrate/global_load_latency).
+    std::string text = kLoads;
+    const std::string all = "launch: {grid: [2], block: 32}";
+    text.replace(text.find(all), all.size(), "launch: {grid: [1], block: 64}");
+    std::string by_pred = text, by_warp = text;
+    for (std::string* t : {&by_pred, &by_warp}) {
+        const char* by = t == &by_pred ? ", by: \"warp == 0\"}" : ", by: warp0}";
+        for (size_t at = t->find("label: "); at != std::string::npos; at = t->find("label: ", at + 1)) {
+            const size_t close = t->find('}', at);
+            t->replace(close, 1, by);
+        }
+    }
+    model::ModelOptions o;
+    o.arch = "h200";
+    const model::TimingParams tp = model::ArchConfig::load_named(o.arch, o.arch_dir).timing();
+    const RunResult p = run_model(load_scenario_text(by_pred, "pred.yaml"), o);
+    const RunResult w = run_model(load_scenario_text(by_warp, "warp.yaml"), o);
+    REQUIRE(p.outcome == Outcome::ok);
+    REQUIRE(w.outcome == Outcome::ok);
+    const auto issue_of = [](const RunResult& r, int op) {
+        for (const TraceEvent& e : r.events)
+            if (e.op == op && e.warp == 0 && e.lane == 0 && e.kind == EventKind::issue) return e.t;
+        return int64_t(-1);
+    };
+    const double per_op = tp.predicate_select_cycles + tp.predicate_global_load_cycles;
+    CHECK(tp.predicate_global_load_cycles > 0);
+    CHECK(issue_of(p, 1) - issue_of(w, 1) == int64_t(2 * per_op));
+}
