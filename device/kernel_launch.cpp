@@ -37,12 +37,7 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     const CudaDriver& drv = gpu_.driver();
     fn_ = gpu_.load_kernel(cubin, kKernelName);
 
-    for (const GlobalTensor& g : s_.globals) {
-        const std::vector<uint8_t> bytes = initial_bytes(g);
-        const CUdeviceptr p = gpu_.alloc(bytes.size(), false);
-        gpu_.upload(p, bytes.data(), bytes.size());
-        globals_.push_back(p);
-    }
+    for (const GlobalTensor& g : s_.globals) globals_.push_back(gpu_.alloc(static_cast<size_t>(g.size_bytes()), false));
     maps_.resize(s_.tensormaps.size());
     for (size_t i = 0; i < s_.tensormaps.size(); ++i) {
         const TensorMap& m = s_.tensormaps[i];
@@ -51,28 +46,23 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
         encode_tensor_map(drv, m, *g, globals_[static_cast<size_t>(g - s_.globals.data())], &maps_[i]);
         // A map in global memory is a copy of the encoding in a 128-byte object (64-byte
         // aligned: cuMemAlloc aligns to at least 256), written before the launch.
-        if (m.location == MapLocation::global) {
-            const CUdeviceptr object = gpu_.alloc(sizeof(CUtensorMap), false);
-            gpu_.upload(object, &maps_[i], sizeof(CUtensorMap));
-            global_maps_.push_back(object);
-        }
+        if (m.location == MapLocation::global) global_maps_.push_back(gpu_.alloc(sizeof(CUtensorMap), false));
     }
+    upload_initial_memory();
 
-    // One region per warp (trace_plan.h), pre-filled with 0xff: all ones reads as "never
-    // written" (a warp without exit, no hang). A buffer too large is refused here.
+    // One region per warp (trace_plan.h), pre-filled with 0xff (clear_output_buffers): all ones
+    // reads as "never written" (a warp without exit, no hang). A buffer too large is refused here.
     trace_plan_ = plan_trace(s_, level_);
     trace_layout_ = trace_buffer_layout(s_, trace_plan_);
-    const size_t trace_bytes = static_cast<size_t>(trace_layout_.bytes());
-    trace_ = gpu_.alloc(trace_bytes, false);
-    drv.check(drv.cuMemsetD8(trace_, 0xff, trace_bytes), "cuMemsetD8(trace)");
-    status_ = gpu_.alloc(sizeof(DeviceStatus), true);
+    trace_ = gpu_.alloc(static_cast<size_t>(trace_layout_.bytes()), false);
+    status_ = gpu_.alloc(sizeof(DeviceStatus), false);
     dump_ = gpu_.alloc(static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) *
                            static_cast<size_t>(s_.launch.num_ctas()),
-                       true);
-    // Zeroed: a slot's taken-flag stays 0 unless the kernel copied its snapshot.
+                       false);
     snapshot_area_ = gpu_.alloc(static_cast<size_t>(plan_snapshots(s_).bytes_per_cta) *
                                     static_cast<size_t>(s_.launch.num_ctas()),
-                                true);
+                                false);
+    clear_output_buffers();
     watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
 
     // The kernel aligns its dynamic shared memory up to 1024 bytes itself; a traced kernel
@@ -112,6 +102,8 @@ void KernelLaunch::upload_initial_memory() {
             gpu_.upload(global_maps_.at(object++), &maps_[i], sizeof(CUtensorMap));
 }
 
+// Zeroed status, dump and snapshots: a snapshot slot's taken-flag stays 0 unless the kernel
+// copied its snapshot.
 void KernelLaunch::clear_output_buffers() {
     const CudaDriver& drv = gpu_.driver();
     drv.check(drv.cuMemsetD8(trace_, 0xff, static_cast<size_t>(trace_layout_.bytes())), "cuMemsetD8(trace)");
