@@ -16,6 +16,12 @@ std::string side_line(const char* label, const Provenance& p) {
     if (p.sm_clock_mhz > 0) s += fmt::format(" @ {} MHz", p.sm_clock_mhz);
     if (!p.scenario.empty()) s += ", scenario " + p.scenario;
     if (!p.tool_version.empty()) s += ", tmasim " + p.tool_version;
+    // How the device launched the recorded kernel: two device traces, one cold and one warm,
+    // differ by the first fetch of its code and pages, not by anything the kernel did.
+    if (p.backend == "device") {
+        const auto warm = p.extra.find("warm_launches");
+        s += warm == p.extra.end() ? ", one cold launch" : ", after " + warm->second + " warm launch(es)";
+    }
     return s;
 }
 

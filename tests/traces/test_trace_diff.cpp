@@ -34,6 +34,17 @@ TEST_CASE("a run diffed with itself matches", "[traces][diff]") {
     CHECK(printed(r).find("RESULT: functional match") != std::string::npos);
 }
 
+TEST_CASE("diff says how each device trace was launched: after warm launches, or once cold", "[traces][diff]") {
+    RunResult a = sample_run(), b = sample_run();
+    a.provenance.backend = b.provenance.backend = "device";
+    a.provenance.extra["warm_launches"] = "1";
+    const std::string text = printed(diff_traces(a, b));
+    CHECK(text.find("A: backend device") != std::string::npos);
+    CHECK(text.find("after 1 warm launch(es)") < text.find("B: backend device"));
+    CHECK(text.find("one cold launch") > text.find("B: backend device"));
+    CHECK(printed(diff_traces(sample_run(), sample_run())).find("launch") == std::string::npos);  // the model's
+}
+
 TEST_CASE("diff finds one changed byte, its offset and the count", "[traces][diff]") {
     RunResult a = sample_run(), b = sample_run();
     b.memory[0].bytes[5] ^= 0x01;
