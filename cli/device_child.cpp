@@ -87,7 +87,8 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
     if (pid == 0) child_main(scenario, options, dir);
 
     // Each launch (the warm ones too) may run up to the watchdog before it gives up.
-    const double limit_s = options.watchdog_seconds * (1 + std::max(0, options.warm_launches)) + kDeviceGraceSeconds;
+    const int launches = 1 + std::max(0, options.warm_launches);
+    const double limit_s = options.watchdog_seconds * launches + kDeviceGraceSeconds;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
     int status = 0;
     for (;;) {
@@ -101,7 +102,7 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
             std::snprintf(msg, sizeof msg,
                           "the device run did not finish within %.1f s (watchdog %.1f s for each of %d launches "
                           "+ %.0f s grace); its process was killed",
-                          limit_s, options.watchdog_seconds, 1 + std::max(0, options.warm_launches), kDeviceGraceSeconds);
+                          limit_s, options.watchdog_seconds, launches, kDeviceGraceSeconds);
             RunResult r = synthetic_result(scenario, Outcome::hang, "device.wall_clock_limit", msg);
             apply_child_provenance(dir.file("provenance.txt"), r.provenance);
             return r;

@@ -56,12 +56,11 @@ void KernelLaunch::prepare(const std::vector<char>& cubin) {
     trace_layout_ = trace_buffer_layout(s_, trace_plan_);
     trace_ = gpu_.alloc(static_cast<size_t>(trace_layout_.bytes()), false);
     status_ = gpu_.alloc(sizeof(DeviceStatus), false);
-    dump_ = gpu_.alloc(static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) *
-                           static_cast<size_t>(s_.launch.num_ctas()),
-                       false);
-    snapshot_area_ = gpu_.alloc(static_cast<size_t>(plan_snapshots(s_).bytes_per_cta) *
-                                    static_cast<size_t>(s_.launch.num_ctas()),
-                                false);
+    const auto ctas = static_cast<size_t>(s_.launch.num_ctas());
+    dump_bytes_ = static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) * ctas;
+    snapshot_bytes_ = static_cast<size_t>(plan_snapshots(s_).bytes_per_cta) * ctas;
+    dump_ = gpu_.alloc(dump_bytes_, false);
+    snapshot_area_ = gpu_.alloc(snapshot_bytes_, false);
     clear_output_buffers();
     watchdog_ns_ = static_cast<unsigned long long>(std::max(0.0, watchdog_seconds_) * 1e9);
 
@@ -108,11 +107,8 @@ void KernelLaunch::clear_output_buffers() {
     const CudaDriver& drv = gpu_.driver();
     drv.check(drv.cuMemsetD8(trace_, 0xff, static_cast<size_t>(trace_layout_.bytes())), "cuMemsetD8(trace)");
     drv.check(drv.cuMemsetD8(status_, 0, sizeof(DeviceStatus)), "cuMemsetD8(status)");
-    const auto ctas = static_cast<size_t>(s_.launch.num_ctas());
-    const size_t dump = static_cast<size_t>(plan_shared_dump(s_).bytes_per_cta) * ctas;
-    const size_t snaps = static_cast<size_t>(plan_snapshots(s_).bytes_per_cta) * ctas;
-    if (dump) drv.check(drv.cuMemsetD8(dump_, 0, dump), "cuMemsetD8(dump)");
-    if (snaps) drv.check(drv.cuMemsetD8(snapshot_area_, 0, snaps), "cuMemsetD8(snapshots)");
+    if (dump_bytes_) drv.check(drv.cuMemsetD8(dump_, 0, dump_bytes_), "cuMemsetD8(dump)");
+    if (snapshot_bytes_) drv.check(drv.cuMemsetD8(snapshot_area_, 0, snapshot_bytes_), "cuMemsetD8(snapshots)");
 }
 
 CUfunction KernelLaunch::load_other(const std::vector<char>& cubin, const char* name) {

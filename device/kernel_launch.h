@@ -69,6 +69,7 @@ private:
     std::vector<CUdeviceptr> global_maps_;  // maps declared location: global, in map order
     std::vector<CUdeviceptr> globals_;
     CUdeviceptr trace_ = 0, status_ = 0, dump_ = 0, snapshot_area_ = 0;
+    size_t dump_bytes_ = 0, snapshot_bytes_ = 0;  // all CTAs' (the plans of prepare())
     TracePlan trace_plan_;
     TraceBufferLayout trace_layout_;
     TraceWordPlace words_;
