@@ -12,6 +12,7 @@ struct TimingParams {
     double sm_clock_mhz = 0;
     double kernel_prologue_cycles = 0;       // kernel entry to the first op of a warp
     double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)
+    double trace_predicate_skip_cycles = 0;  // the traced kernel's warp passing a timed op its predicate leaves it out of
     double issue_cycles = 0;                 // a plain instruction (fences aside)
     double predicate_select_cycles = 0;      // an op `by` a predicate: the vote and branch that pick its threads
     double predicate_division_cycles = 0;    // such an op: each run-time `/` or `%` of its index or value
