@@ -31,7 +31,7 @@ const std::vector<ParamEntry>& param_table() {
         {"issue_cycles", &TimingParams::issue_cycles},
         {"predicate_select_cycles", &TimingParams::predicate_select_cycles},
         {"predicate_division_cycles", &TimingParams::predicate_division_cycles},
-        {"predicate_global_load_cycles", &TimingParams::predicate_global_load_cycles},
+        {"branched_global_load_cycles", &TimingParams::branched_global_load_cycles},
         {"mbarrier_init_cycles", &TimingParams::mbarrier_init_cycles},
         {"mbarrier_arrive_cycles", &TimingParams::mbarrier_arrive_cycles},
         {"mbarrier_expect_tx_cycles", &TimingParams::mbarrier_expect_tx_cycles},

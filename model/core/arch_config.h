@@ -16,7 +16,7 @@ struct TimingParams {
     double issue_cycles = 0;                 // a plain instruction (fences aside)
     double predicate_select_cycles = 0;      // an op `by` a predicate: the vote and branch that pick its threads
     double predicate_division_cycles = 0;    // such an op: each run-time `/` or `%` of its index or value
-    double predicate_global_load_cycles = 0; // such an op, a global.load: beyond the vote and branch
+    double branched_global_load_cycles = 0; // a global.load in a branch (any `by` but all): address in the branch
     double mbarrier_init_cycles = 0;
     double mbarrier_arrive_cycles = 0;
     double mbarrier_expect_tx_cycles = 0;

@@ -38,8 +38,9 @@ bool WarpProcess::exec(const Op& op) {
     if (lanes.empty()) return false;
     const TimingParams& tp = cta_.run().timing;
     const std::vector<int>& ev = op_lanes.events;
-    // The kernel picks a predicate's threads with a vote and a branch before the op itself.
-    if (op.by.kind == Selector::Kind::predicate) spend(cta_.run().predicate_cycles(op));
+    // The kernel picks a predicate's threads with a vote and a branch before the op itself;
+    // a global load in any branch forms its address there.
+    spend(cta_.run().selection_cycles(op));
     switch (op_family(op.kind)) {
         case OpFamily::barrier:
             if (!op.cta.empty()) {  // a peer CTA's barrier, through the cluster

@@ -58,6 +58,18 @@ struct RunContext {
     // convert_layout's destination side): built once per run, not per warp and iteration.
     std::map<std::pair<int, bool>, LayoutOpView> layout_views;
 
+    // A timed global load by any selector but `all` forms its 64-bit address inside the
+    // branch, and the clock read that ends it waits for the value past the branch's end
+    // (calibrate/global_load_latency: the same L2 hit by a predicate's warp and by all warps;
+    // a `by: warpN` or `threadN` op is the same branch without the vote). Untimed, nothing
+    // waits there for the value.
+    double selection_cycles(const Op& op) const {
+        const bool branched_load =
+            op.kind == OpKind::global_load && op.by.kind != Selector::Kind::all && timed.is_timed(op);
+        return (op.by.kind == Selector::Kind::predicate ? predicate_cycles(op) : 0.0) +
+               (branched_load ? timing.branched_global_load_cycles : 0.0);
+    }
+
     // What an op `by` a predicate spends before it runs: the vote and branch that pick its
     // threads, and its index and value computed in the branch, where a run-time `/` or `%` of a
     // thread's coordinates is a chain of 64-bit integer instructions (calibrate/
@@ -84,10 +96,7 @@ private:
     double predicate_cost_of(const Op& op) const {
         static const std::vector<std::string> kThreadVars{"tid", "lane", "warp", "cta", "rank"};
         const int divisions = op.index.divisions_of(kThreadVars) + op.value.divisions_of(kThreadVars);
-        // A global load in the branch costs more again (calibrate/global_load_latency: the
-        // same L2 hit by a predicate's warp and by all warps).
-        const double global = op.kind == OpKind::global_load ? timing.predicate_global_load_cycles : 0;
-        return timing.predicate_select_cycles + divisions * timing.predicate_division_cycles + global;
+        return timing.predicate_select_cycles + divisions * timing.predicate_division_cycles;
     }
 
     // The two per-op facts above, by op id, worked out once from the scenario.
