@@ -39,6 +39,7 @@ const std::vector<ParamEntry>& param_table() {
         {"mbarrier_wait_resume_cycles", &TimingParams::mbarrier_wait_resume_cycles},
         {"mbarrier_lane_wait_resume_cycles", &TimingParams::mbarrier_lane_wait_resume_cycles},
         {"mbarrier_wait_ready_cycles", &TimingParams::mbarrier_wait_ready_cycles},
+        {"bar_arrive_cycles", &TimingParams::bar_arrive_cycles},
         {"sync_cycles", &TimingParams::sync_cycles},
         {"trace_sync_hold_cycles", &TimingParams::trace_sync_hold_cycles},
         {"fence_proxy_async_cycles", &TimingParams::fence_proxy_async_cycles},

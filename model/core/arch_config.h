@@ -24,6 +24,7 @@ struct TimingParams {
     double mbarrier_wait_resume_cycles = 0;  // from phase completion to the blocked warp running
     double mbarrier_lane_wait_resume_cycles = 0;  // the same when only some of the warp's lanes wait
     double mbarrier_wait_ready_cycles = 0;   // a wait whose phase had already completed (try_wait's own cost)
+    double bar_arrive_cycles = 0;            // bar.arrive: the arriving warp's cost (it does not wait)
     double sync_cycles = 0;                  // bar.sync once the last warp arrived
     double trace_sync_hold_cycles = 0;       // a timed sync's end clock held until the release (traced only)
     double fence_proxy_async_cycles = 0;

@@ -227,8 +227,9 @@ void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) 
                                             op_title(op), warp_, id, count, expected));
     if (arrival->completed) cta_.named_barrier_event().notify(sc_core::SC_ZERO_TIME);
     if (!waits) {
-        spend(cta_.run().timing.issue_cycles);
         emit(op, ev, EventKind::issue);
+        spend(cta_.run().timing.bar_arrive_cycles);
+        emit(op, ev, EventKind::complete);
         return;
     }
     const uint64_t gen = arrival->generation;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catalog_support.h"
+#include "model/core/arch_config.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 
@@ -102,6 +103,28 @@ TEST_CASE("named barriers: a phase completes at the count and the barrier is reu
     INFO(all_diagnostics(r));
     CHECK(r.outcome == Outcome::ok);
     CHECK(r.diagnostics.empty());
+}
+
+
+// bar.arrive does not wait: the arriving warp pays the measured arrive (calibrate/
+// named_barrier_arrive: 32 cycles issue to complete on the H200 once the vote is taken out),
+// and its issue and complete events bracket it, as the device's do.
+TEST_CASE("named barriers: bar.arrive costs the arriving warp bar_arrive_cycles, issue to complete",
+          "[model][named_barrier]") {
+    const RunResult r = run_text(program("  - {op: bar.arrive, id: 1, count: 64, by: warp0}\n"
+                                         "  - {op: bar.sync, id: 1, count: 64, by: warp1}\n", 64));
+    REQUIRE(r.outcome == Outcome::ok);
+    const double arrive = model::ArchConfig::load_named("h100-sxm", TMASIM_ARCH_DIR).timing().bar_arrive_cycles;
+    int64_t issue = -1, complete = -1;
+    for (const TraceEvent& e : r.events) {
+        if (e.op != 0 || e.warp != 0 || e.lane != 0) continue;
+        if (e.kind == EventKind::issue) issue = e.t;
+        if (e.kind == EventKind::complete) complete = e.t;
+    }
+    REQUIRE(issue >= 0);
+    REQUIRE(complete >= 0);
+    CHECK(arrive > 20);  // the device's 29-40, not one issue slot
+    CHECK(complete - issue == static_cast<int64_t>(arrive + 0.5));
 }
 
 }  // namespace test_named_barriers
