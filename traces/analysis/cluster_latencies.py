@@ -14,8 +14,8 @@ Derives the numbers model/arch/<gpu>.yaml cites as "measured: ... cluster_latenc
   st.async        guide/st_async_ring: the sender CTA's last st.async issue to the receiver's
                   first wait_end on `filled`, where the receiver was already waiting
   snapshot        shared.snapshot issue->complete per 16-byte vector of the image
-  --model         also: the H200's mbarrier.wait durations where the model (--arch h200) finds
-                  the phase already complete (runs build/cli/tmasim)
+  --model         also: the GPU's mbarrier.wait durations where the model (its arch config)
+                  finds the phase already complete (runs build/cli/tmasim): mbarrier_wait_ready_cycles
 usage (from the repository root): traces/analysis/cluster_latencies.py [--gpu GPU] [--model]
 Stdlib only.
 """
@@ -151,6 +151,10 @@ def main():
     if a.model:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import op_durations as od
+        od.ROOT = ROOT  # this GPU's recordings, run on the model with this GPU's arch config
+        arch = od.ARCH[a.gpu]
+        with open(os.path.join("model/arch", arch + ".yaml")) as fh:
+            ready = float(re.search(r"\n  mbarrier_wait_ready_cycles:\s*\n\s*value:\s*([\d.]+)", fh.read()).group(1))
         tmp = tempfile.mkdtemp()
         v = []
         for f in od.trace_files([]):
@@ -158,9 +162,10 @@ def main():
             if not mp:
                 continue
             d, m = od.durations(f), od.durations(mp)
-            v += [dt for k, (n, dt) in d.items() if n == "mbarrier.wait" and k in m and m[k][1] <= 2]
-        print("== mbarrier.wait the model finds already complete (model 2 cycles): H200", stats(v))
-
+            # A wait the model finds already complete lasts exactly mbarrier_wait_ready_cycles there.
+            v += [dt for k, (n, dt) in d.items() if n == "mbarrier.wait" and k in m and abs(m[k][1] - round(ready)) <= 1]
+        print(f"== mbarrier.wait the model (--arch {arch}, ready waits {ready:g} cycles) finds already complete: "
+              f"{a.gpu}", stats(v))
 
 if __name__ == "__main__":
     main()
