@@ -116,8 +116,8 @@ TEST_CASE("catalog: events follow the trace format's per-selector rules and timi
     CHECK(arrive_issue[1].lane == 0);
     REQUIRE(events_of(r, wait, EventKind::wait_begin).size() == 2);
 
-    // The copy: HBM latency (cold lines, 504 on h100-sxm) + 4096 B at 110 B/clk (38 cycles)
-    // after the engine starts it; the waiters resume 137 cycles after the phase flips.
+    // The copy: HBM latency (cold lines, tma_latency_hbm_cycles of h100-sxm, the default arch)
+    // + 4096 B at 110 B/clk (38 cycles) after the engine starts it.
     const auto start = events_of(r, load, EventKind::state, "tma_start");
     const auto landed = events_of(r, load, EventKind::state, "bytes_landed");
     const auto flip = events_of(r, load, EventKind::state, "phase_flip");
@@ -125,12 +125,11 @@ TEST_CASE("catalog: events follow the trace format's per-selector rules and timi
     REQUIRE(landed.size() == 1);
     REQUIRE(flip.size() == 1);  // the bytes are the last thing the phase waits for
     CHECK(start[0].t == load_issue[0].t);
-    CHECK(landed[0].t - start[0].t == 504 + 38);
-    CHECK(flip[0].t == landed[0].t);
-    // A warp already waiting resumes mbarrier_wait_resume_cycles (137) after the flip; one that
-    // arrives later finds the phase complete and pays mbarrier_wait_ready_cycles (h100-sxm, the
-    // default arch).
     const model::TimingParams tp = model::ArchConfig::load_named("h100-sxm", TMASIM_ARCH_DIR).timing();
+    CHECK(landed[0].t - start[0].t == static_cast<int64_t>(tp.tma_latency_hbm_cycles) + 38);
+    CHECK(flip[0].t == landed[0].t);
+    // A warp already waiting resumes mbarrier_wait_resume_cycles after the flip; one that
+    // arrives later finds the phase complete and pays mbarrier_wait_ready_cycles.
     const int64_t resume = static_cast<int64_t>(tp.mbarrier_wait_resume_cycles);
     const int64_t ready = static_cast<int64_t>(tp.mbarrier_wait_ready_cycles);
     const auto begins = events_of(r, wait, EventKind::wait_begin);
