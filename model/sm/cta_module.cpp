@@ -280,8 +280,7 @@ std::vector<MemoryImage> CtaModule::shared_images() const {
             m.space = "shared";
             m.cta = cta_;
             const int64_t off = run_.layout.offset_of(buf.name, i);
-            const std::vector<uint8_t>& smem = smem_.bytes();
-            m.bytes.assign(smem.begin() + off, smem.begin() + off + buf.size_bytes());
+            m.bytes = smem_.copy_range(static_cast<size_t>(off), static_cast<size_t>(buf.size_bytes()));
             out.push_back(std::move(m));
         }
     }
