@@ -148,18 +148,16 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
             return done;
         }, why);
         const int64_t phase = slot.observed_phase(parity);
+        int threads[32];  // the waiting threads, in lane order
+        size_t n = 0;
+        for (int l : lanes) threads[n++] = thread(l);
         // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
         if (slot.state.live() && phase >= 0) {
-            for (int l : lanes) slot.observed_by.at(thread(l)) = std::max(slot.observed_by.at(thread(l)), phase);
+            slot.observed_by.raise(threads, n, phase);
             slot.observed_through = std::max(slot.observed_through, phase);
         }
         auto it = slot.released.find(phase);
-        if (it != slot.released.end()) {
-            int threads[32];
-            size_t n = 0;
-            for (int l : lanes) threads[n++] = thread(l);
-            cta_.tracker().acquire_each(threads, n, it->second);
-        }
+        if (it != slot.released.end()) cta_.tracker().acquire_each(threads, n, it->second);
         if (Cluster* c = cta_.tracking_cluster()) {  // a cluster of one acquires nothing
             std::vector<int> threads;
             for (int l : lanes) threads.push_back(thread(l));
