@@ -20,6 +20,8 @@
 namespace tmasim::model {
 
 class CtaModule;
+class Cluster;
+struct BarrierSlot;
 
 // What a warp is blocked on, for hang reports.
 struct BlockedAt {
@@ -113,6 +115,8 @@ private:
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
+    void report_uninit_wait(const Op& op, int lane, const BarrierSlot& slot);
+    void acquire_in_cluster(Cluster& cluster, int barrier, int64_t phase, const std::vector<int>& lanes);
     void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);
