@@ -33,8 +33,9 @@ struct BlockedAt {
     int64_t parity = 0;
 
     // `why` with these loop indices, or nothing (reset): `iters` keeps its buffer either way,
-    // so a warp that blocks at every wait does not allocate at every wait.
-    void set(const BlockedAt& why, const std::vector<int64_t>& loop_iters) {
+    // so a warp that blocks at every wait does not allocate at every wait. Out of line: its
+    // temporaries would sit in block_until's frame, on the warp's stack through every wait.
+    [[gnu::noinline]] void set(const BlockedAt& why, const std::vector<int64_t>& loop_iters) {
         std::vector<int64_t> keep = std::move(iters);
         *this = why;
         iters = std::move(keep);
