@@ -144,6 +144,24 @@ int WarpProcess::barrier_index(const Op& op) const {
     cluster.on_barrier_acquired(cta_, barrier, phase, threads);
 }
 
+// After the wait returned, in a frame of its own: called from op_wait, it lies where
+// block_until's frames just were (lines the return brought back into cache), not in op_wait's.
+[[gnu::noinline]] void WarpProcess::observe_and_acquire(BarrierSlot& slot, int b, int64_t parity,
+                                                        const std::vector<int>& lanes) {
+    const int64_t phase = slot.observed_phase(parity);
+    int threads[32];  // the waiting threads, in lane order
+    size_t n = 0;
+    for (int l : lanes) threads[n++] = thread(l);
+    // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
+    if (slot.state.live() && phase >= 0) {
+        slot.observed_by.raise(threads, n, phase);
+        slot.observed_through = std::max(slot.observed_through, phase);
+    }
+    auto it = slot.released.find(phase);
+    if (it != slot.released.end()) cta_.tracker().acquire_each(threads, n, it->second);
+    if (Cluster* c = cta_.tracking_cluster()) acquire_in_cluster(*c, b, phase, lanes);  // a cluster of one acquires nothing
+}
+
 void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     const std::vector<int>& ev = lanes_of(op).events;  // exec's lanes are lanes_of(op).lanes
     emit(op, ev, EventKind::wait_begin);
@@ -161,18 +179,7 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
             waited = waited || !done;
             return done;
         }, why);
-        const int64_t phase = slot.observed_phase(parity);
-        int threads[32];  // the waiting threads, in lane order
-        size_t n = 0;
-        for (int l : lanes) threads[n++] = thread(l);
-        // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
-        if (slot.state.live() && phase >= 0) {
-            slot.observed_by.raise(threads, n, phase);
-            slot.observed_through = std::max(slot.observed_through, phase);
-        }
-        auto it = slot.released.find(phase);
-        if (it != slot.released.end()) cta_.tracker().acquire_each(threads, n, it->second);
-        if (Cluster* c = cta_.tracking_cluster()) acquire_in_cluster(*c, b, phase, lanes);  // a cluster of one acquires nothing
+        observe_and_acquire(slot, b, parity, lanes);
     }
     const TimingParams& tp = cta_.run().timing;
     // A try_wait that finds its phase complete still takes mbarrier_wait_ready_cycles on the

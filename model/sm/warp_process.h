@@ -118,6 +118,7 @@ private:
     void op_wait(const Op& op, const std::vector<int>& lanes);
     void report_uninit_wait(const Op& op, int lane, const BarrierSlot& slot);
     void acquire_in_cluster(Cluster& cluster, int barrier, int64_t phase, const std::vector<int>& lanes);
+    void observe_and_acquire(BarrierSlot& slot, int barrier, int64_t parity, const std::vector<int>& lanes);
     void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);
