@@ -141,7 +141,8 @@ std::vector<const TraceEvent*> events_in_trace_order(const RunResult& result) {
     for (const TraceEvent& e : result.events) events.push_back(&e);
     // A backend that already emits in trace order pays one pass, not a sort.
     auto less = [](const TraceEvent* a, const TraceEvent* b) { return event_order(*a, *b); };
-    if (!std::is_sorted(events.begin(), events.end(), less)) std::stable_sort(events.begin(), events.end(), less);
+    if (!result.events_sorted && !std::is_sorted(events.begin(), events.end(), less))
+        std::stable_sort(events.begin(), events.end(), less);
     return events;
 }
 

@@ -57,8 +57,10 @@ public:
 
 private:
     std::vector<TraceEvent> events_;
-    void push(TraceEvent&& e);
-    // For take_sorted_events, noted by push: each event's CTA (4 bytes an event, where
+    // A new event at the end of the log, filled by the caller, then noted (note_last).
+    TraceEvent& emplace();
+    void note_last();
+    // For take_sorted_events, noted by note_last: each event's CTA (4 bytes an event, where
     // reading it from the events was a pass over 60 MB at 132 CTAs), and per CTA id its
     // event count, its last event, and where its events leave the trace order.
     std::vector<int> event_cta_;

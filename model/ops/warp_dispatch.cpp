@@ -30,6 +30,15 @@ double local_barrier_cycles(OpKind kind, const TimingParams& tp) {
     return tp.issue_cycles;  // mbarrier.inval
 }
 
+// Runs a case of exec in a frame of its own. exec's frame sits on the warp's coroutine stack
+// through every wait of every op (a warp blocks inside it), and at 132 CTAs the lines that
+// frame spans are cold again when the wait returns; the cases with bulky locals (a copy
+// issuer, detail maps) inlined made it 208 bytes.
+template <class Body>
+[[gnu::noinline]] bool out_of_line(const Body& body) {
+    return body();
+}
+
 }  // namespace
 
 bool WarpProcess::exec(const Op& op) {
@@ -58,7 +67,7 @@ bool WarpProcess::exec(const Op& op) {
         case OpFamily::fence:
         case OpFamily::cluster_barrier:
         case OpFamily::st_async: ClusterWarpOps(*this).exec(op, lanes); return true;
-        case OpFamily::async_copy: {
+        case OpFamily::async_copy: return out_of_line([&] {
             emit(op, ev, EventKind::issue);
             CopyIssuer issuer(cta_, op, env_);
             for (int l : lanes) issuer.issue(site(op, l), thread(l));
@@ -70,7 +79,7 @@ bool WarpProcess::exec(const Op& op) {
             spend(cost);
             emit(op, ev, EventKind::complete);
             return true;
-        }
+        });
         case OpFamily::bulk_group:
             if (op_has(op.kind, kWait)) {
                 op_bulk_wait(op, lanes);
@@ -81,7 +90,7 @@ bool WarpProcess::exec(const Op& op) {
             spend(tp.bulk_commit_cycles);
             emit(op, ev, EventKind::complete);
             return true;
-        case OpFamily::per_thread: {
+        case OpFamily::per_thread: return out_of_line([&] {
             if (!op.cta.empty()) {  // a peer CTA's shared memory (DSMEM)
                 ClusterWarpOps(*this).exec(op, lanes);
                 return true;
@@ -93,16 +102,16 @@ bool WarpProcess::exec(const Op& op) {
             spend(cost);
             emit(op, ev, EventKind::complete, detail);
             return true;
-        }
-        case OpFamily::snapshot: {
+        });
+        case OpFamily::snapshot: return out_of_line([&] {
             // The read happens at the issue instant: the image holds the bytes landed by then.
             const double cost = SnapshotOp::take(cta_, op, env_, warp_, lanes.front(), site(op, lanes.front()));
             emit(op, ev, EventKind::issue);
             spend(cost);
             emit(op, ev, EventKind::complete);
             return true;
-        }
-        case OpFamily::cp_async: {
+        });
+        case OpFamily::cp_async: return out_of_line([&] {
             if (op_has(op.kind, kWait)) {
                 op_cp_wait(op, lanes);
                 return true;
@@ -121,14 +130,14 @@ bool WarpProcess::exec(const Op& op) {
             spend(cost);
             emit(op, ev, EventKind::complete);
             return true;
-        }
-        case OpFamily::compute: {
+        });
+        case OpFamily::compute: return out_of_line([&] {
             emit(op, ev, EventKind::issue);
             int64_t per_lane = ElementCompute::apply(cta_, op, lanes, env_, warp_, site(op, ev.front()));
             spend(tp.compute_base_cycles + per_lane * tp.compute_cycles_per_element);
             emit(op, ev, EventKind::complete);
             return true;
-        }
+        });
         case OpFamily::loop: return false;  // exec_ops runs a loop's body; the loop itself is no op instance
         case OpFamily::tensormap: TensorMapWarpOps(*this).exec(op, lanes); return true;
         case OpFamily::wgmma: WgmmaWarpOps(*this).exec(op, lanes); return true;

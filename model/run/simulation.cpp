@@ -92,6 +92,7 @@ RunResult Simulation::run(bool unchanged_input_bytes) {
     if (r.outcome != Outcome::hang && r.outcome != Outcome::fault) span_cycles_ = context_.last_warp_exit;
     r.diagnostics = context_.log.diagnostics();
     r.events = context_.log.take_sorted_events();
+    r.events_sorted = true;  // by trace_less, whose leading keys are the trace order's
     r.memory = context_.global.take_images(unchanged_input_bytes);
     for (auto& c : ctas_)
         for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));

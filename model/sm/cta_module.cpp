@@ -34,6 +34,12 @@ void assign_newest(Map& m, int64_t key, Value&& value) {
         m[key] = std::forward<Value>(value);
 }
 
+bool uses_cp_async(const Scenario& s) {
+    for (const Op* op : s.all_ops())
+        if (op_family(op->kind) == OpFamily::cp_async) return true;
+    return false;
+}
+
 int barrier_count(const Scenario& s) {
     int64_t n = 0;
     for (const auto& b : s.barriers) n += b.count();
@@ -46,23 +52,21 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       run_(run),
       cta_(cta),
       smem_(smem_image_bytes(run.layout), run.global),
-      tracker_(run.scenario.launch.block, static_cast<int64_t>(smem_.size()), barrier_count(run.scenario)),
+      tracker_(run.scenario.launch.block, static_cast<int64_t>(smem_.size()), barrier_count(run.scenario),
+               uses_cp_async(run.scenario)),
       barriers_(run.scenario, run.layout),
       groups_(run.scenario.launch.block),
       cp_groups_(run.scenario.launch.block),
       shared_accesses_(static_cast<int64_t>(smem_.size())),
       wgmma_((run.scenario.launch.num_warps() + 3) / 4, WgmmaState(run.scenario.accumulators)),
       sync_(run.scenario.launch.num_warps()) {
-    bool uses_cp_async = false;
-    for (const Op* op : run.scenario.all_ops()) {
+    for (const Op* op : run.scenario.all_ops())
         if (op->kind == OpKind::mbarrier_wait) waited_barriers_.insert(op->barrier.name);
-        uses_cp_async = uses_cp_async || op_family(op->kind) == OpFamily::cp_async;
-    }
     engine_ = std::make_unique<TmaEngine>("tma", *this);
     // Only a program with cp.async ops gets the unit and its SystemC thread: a full-chip TMA
     // stream had 132 threads that only started, waited on nothing and were torn down. (The
     // thread never notified anything before its first copy, so the others run as before.)
-    if (uses_cp_async) cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
+    if (uses_cp_async(run.scenario)) cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
     for (int w = 0; w < run.scenario.launch.num_warps(); ++w) {
         warps_.push_back(std::make_unique<WarpProcess>(*this, w));
         sc_core::sc_spawn_options opts;
@@ -136,7 +140,8 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
     if (completed) {
         const int64_t phase = b.state.phase() - 1;
         b.phase_bytes.set(phase, b.state.last_phase_bytes());
-        assign_newest(b.released, phase, b.releasing.empty() ? tracker_.empty_clock() : b.releasing);
+        // Moved, not copied: `releasing` starts again empty (release_into sizes it).
+        assign_newest(b.released, phase, b.releasing.empty() ? tracker_.empty_clock() : std::move(b.releasing));
         b.releasing.clear();
         b.released.erase(b.released.begin(), b.released.lower_bound(phase - kPhasesKept + 1));
         log_barrier_state(b, site, "phase_flip", {{"phase", std::to_string(phase)}});
@@ -280,8 +285,7 @@ std::vector<MemoryImage> CtaModule::shared_images() const {
             m.space = "shared";
             m.cta = cta_;
             const int64_t off = run_.layout.offset_of(buf.name, i);
-            const std::vector<uint8_t>& smem = smem_.bytes();
-            m.bytes.assign(smem.begin() + off, smem.begin() + off + buf.size_bytes());
+            m.bytes = smem_.copy_range(static_cast<size_t>(off), static_cast<size_t>(buf.size_bytes()));
             out.push_back(std::move(m));
         }
     }

@@ -135,6 +135,41 @@ int WarpProcess::barrier_index(const Op& op) const {
     return cta_.barriers().index_of(op.barrier.name, indexed ? eval(op.barrier.index, 0) : 0, indexed);
 }
 
+// op_wait's rare paths, out of line: a warp blocks in op_wait, and its frame (608 bytes
+// with these inlined) is on the warp's stack through every wait, its lines cold again at
+// 132 CTAs when the wait returns.
+[[gnu::noinline]] void WarpProcess::report_uninit_wait(const Op& op, int lane, const BarrierSlot& slot) {
+    cta_.hazard(op, site(op, lane), "mbarrier.uninit",
+                fmt::format("{}: wait on barrier {} that is not initialised {}", op_title(op), slot.name,
+                            HazardRules::cite("mbarrier.uninit")),
+                {{"barrier", slot.name}});
+}
+
+[[gnu::noinline]] void WarpProcess::acquire_in_cluster(Cluster& cluster, int barrier, int64_t phase,
+                                                       const std::vector<int>& lanes) {
+    std::vector<int> threads;
+    for (int l : lanes) threads.push_back(thread(l));
+    cluster.on_barrier_acquired(cta_, barrier, phase, threads);
+}
+
+// After the wait returned, in a frame of its own: called from op_wait, it lies where
+// block_until's frames just were (lines the return brought back into cache), not in op_wait's.
+[[gnu::noinline]] void WarpProcess::observe_and_acquire(BarrierSlot& slot, int b, int64_t parity,
+                                                        const std::vector<int>& lanes) {
+    const int64_t phase = slot.observed_phase(parity);
+    int threads[32];  // the waiting threads, in lane order
+    size_t n = 0;
+    for (int l : lanes) threads[n++] = thread(l);
+    // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
+    if (slot.state.live() && phase >= 0) {
+        slot.observed_by.raise(threads, n, phase);
+        slot.observed_through = std::max(slot.observed_through, phase);
+    }
+    auto it = slot.released.find(phase);
+    if (it != slot.released.end()) cta_.tracker().acquire_each(threads, n, it->second);
+    if (Cluster* c = cta_.tracking_cluster()) acquire_in_cluster(*c, b, phase, lanes);  // a cluster of one acquires nothing
+}
+
 void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     const std::vector<int>& ev = lanes_of(op).events;  // exec's lanes are lanes_of(op).lanes
     emit(op, ev, EventKind::wait_begin);
@@ -143,10 +178,7 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     const int64_t parity = eval(op.parity, 0);
     bool waited = false;
     if (!slot.state.live()) {
-        cta_.hazard(op, site(op, ev.front()), "mbarrier.uninit",
-                    fmt::format("{}: wait on barrier {} that is not initialised {}", op_title(op), slot.name,
-                                HazardRules::cite("mbarrier.uninit")),
-                    {{"barrier", slot.name}});
+        report_uninit_wait(op, ev.front(), slot);
     } else {
         check_parity_alias(op, lanes, b, parity);
         BlockedAt why{BlockedAt::Kind::mbarrier_wait, &op, {}, b, parity};
@@ -155,24 +187,7 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
             waited = waited || !done;
             return done;
         }, why);
-        const int64_t phase = slot.observed_phase(parity);
-        // What this wait observed, for the parity (A8), one-observation (A9) and early-pass rules.
-        if (slot.state.live() && phase >= 0) {
-            for (int l : lanes) slot.observed_by.at(thread(l)) = std::max(slot.observed_by.at(thread(l)), phase);
-            slot.observed_through = std::max(slot.observed_through, phase);
-        }
-        auto it = slot.released.find(phase);
-        if (it != slot.released.end()) {
-            int threads[32];
-            size_t n = 0;
-            for (int l : lanes) threads[n++] = thread(l);
-            cta_.tracker().acquire_each(threads, n, it->second);
-        }
-        if (Cluster* c = cta_.tracking_cluster()) {  // a cluster of one acquires nothing
-            std::vector<int> threads;
-            for (int l : lanes) threads.push_back(thread(l));
-            c->on_barrier_acquired(cta_, b, phase, threads);
-        }
+        observe_and_acquire(slot, b, parity, lanes);
     }
     const TimingParams& tp = cta_.run().timing;
     // A try_wait that finds its phase complete still takes mbarrier_wait_ready_cycles on the

@@ -20,6 +20,8 @@
 namespace tmasim::model {
 
 class CtaModule;
+class Cluster;
+struct BarrierSlot;
 
 // What a warp is blocked on, for hang reports.
 struct BlockedAt {
@@ -31,8 +33,9 @@ struct BlockedAt {
     int64_t parity = 0;
 
     // `why` with these loop indices, or nothing (reset): `iters` keeps its buffer either way,
-    // so a warp that blocks at every wait does not allocate at every wait.
-    void set(const BlockedAt& why, const std::vector<int64_t>& loop_iters) {
+    // so a warp that blocks at every wait does not allocate at every wait. Out of line: its
+    // temporaries would sit in block_until's frame, on the warp's stack through every wait.
+    [[gnu::noinline]] void set(const BlockedAt& why, const std::vector<int64_t>& loop_iters) {
         std::vector<int64_t> keep = std::move(iters);
         *this = why;
         iters = std::move(keep);
@@ -113,6 +116,9 @@ private:
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
+    void report_uninit_wait(const Op& op, int lane, const BarrierSlot& slot);
+    void acquire_in_cluster(Cluster& cluster, int barrier, int64_t phase, const std::vector<int>& lanes);
+    void observe_and_acquire(BarrierSlot& slot, int barrier, int64_t parity, const std::vector<int>& lanes);
     void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);

@@ -27,6 +27,53 @@ int64_t PhaseBytes::get(int64_t phase) const {
     return it != entries_.end() && it->first == phase ? it->second : 0;
 }
 
+void ObservedPhases::reset(int threads) {
+    per_thread_.assign(static_cast<size_t>(std::max(threads, 0)), -1);
+    const size_t warps = (per_thread_.size() + 31) / 32;
+    warp_value_.assign(warps, -1);
+    uniform_.assign(warps, 1);
+}
+
+int64_t ObservedPhases::at(int thread) const {
+    const auto t = static_cast<size_t>(thread);
+    if (thread < 0 || t >= per_thread_.size()) return per_thread_.at(t);  // throws
+    return uniform_[t / 32] ? warp_value_[t / 32] : per_thread_[t];
+}
+
+bool ObservedPhases::whole_warp(const int* threads, size_t count) const {
+    // Ascending threads of one warp, as many as it has: all of them.
+    if (count == 0 || threads[0] < 0 || threads[0] % 32 != 0) return false;
+    const auto first = static_cast<size_t>(threads[0]);
+    if (first >= per_thread_.size() || count != std::min<size_t>(32, per_thread_.size() - first)) return false;
+    for (size_t i = 1; i < count; ++i)
+        if (threads[i] != threads[i - 1] + 1) return false;
+    return true;
+}
+
+void ObservedPhases::spell_out(size_t warp) {
+    if (!uniform_[warp]) return;
+    const size_t first = warp * 32, end = std::min(per_thread_.size(), first + 32);
+    std::fill(per_thread_.begin() + static_cast<std::ptrdiff_t>(first),
+              per_thread_.begin() + static_cast<std::ptrdiff_t>(end), warp_value_[warp]);
+    uniform_[warp] = 0;
+}
+
+void ObservedPhases::raise(const int* threads, size_t count, int64_t phase) {
+    if (whole_warp(threads, count)) {
+        const auto warp = static_cast<size_t>(threads[0]) / 32;
+        if (uniform_[warp]) {
+            warp_value_[warp] = std::max(warp_value_[warp], phase);
+            return;
+        }
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const auto t = static_cast<size_t>(threads[i]);
+        if (threads[i] < 0 || t >= per_thread_.size()) per_thread_.at(t);  // throws
+        spell_out(t / 32);
+        per_thread_[t] = std::max(per_thread_[t], phase);
+    }
+}
+
 int64_t BarrierSlot::observed_phase(int64_t parity) const {
     int64_t p = state.phase() - 1;  // latest completed
     if (p >= 0 && (p & 1) != (parity & 1)) --p;
@@ -34,7 +81,7 @@ int64_t BarrierSlot::observed_phase(int64_t parity) const {
 }
 
 void BarrierSlot::reset_observations() {
-    observed_by.assign(observed_by.size(), -1);
+    observed_by.reset();
     observed_through = -1;
     unobserved_reported = -1;
     phase_bytes.clear();
@@ -51,7 +98,7 @@ BarrierSet::BarrierSet(const Scenario& s, const SharedLayout& layout) {
             auto slot = std::make_unique<BarrierSlot>();
             slot->name = d.array ? fmt::format("{}[{}]", b.name, i) : b.name;
             slot->decl = b.name;
-            slot->observed_by.assign(s.launch.block, -1);
+            slot->observed_by.reset(s.launch.block);
             slot->smem_offset = layout.offset_of(b.name, i);
             slots_.push_back(std::move(slot));
         }

@@ -32,6 +32,27 @@ private:
     std::vector<std::pair<int64_t, int64_t>> entries_;  // ascending phases
 };
 
+// Per thread, the latest phase of one barrier its waits observed (-1: none), for A8 and A9.
+// A wait of a whole warp raises all its threads alike, so such a warp is kept as one value
+// until a wait of only some of its lanes spells it out: a full-chip stream's warps wrote 32
+// entries (256 bytes) at every wait and read them back at the next, cold lines at 132 CTAs.
+class ObservedPhases {
+public:
+    void reset(int threads);  // `threads` threads, none observed anything
+    void reset() { reset(static_cast<int>(per_thread_.size())); }
+    // Throws what std::vector::at throws for a thread outside.
+    int64_t at(int thread) const;
+    // Each of `threads` (in order) observed at least `phase`.
+    void raise(const int* threads, size_t count, int64_t phase);
+
+private:
+    bool whole_warp(const int* threads, size_t count) const;
+    void spell_out(size_t warp);
+    std::vector<int64_t> per_thread_;  // threads of a uniform warp: stale
+    std::vector<int64_t> warp_value_;  // per warp, its threads' value while uniform
+    std::vector<uint8_t> uniform_;     // per warp
+};
+
 struct BarrierSlot {
     std::string name;       // "bar" or "full[1]"
     std::string decl;       // the declared name: "full"
@@ -41,7 +62,7 @@ struct BarrierSlot {
     std::map<int64_t, VectorClock> released;    // completed phase -> what it publishes
     sc_core::sc_event changed;                  // any arrive / tx / flip
     // Which phases waits have observed (A8, A9): per thread the latest, and over all.
-    std::vector<int64_t> observed_by;
+    ObservedPhases observed_by;
     int64_t observed_through = -1;
     int64_t unobserved_reported = -1;           // phase already reported (A9), once each
     PhaseBytes phase_bytes;

@@ -9,9 +9,12 @@
 
 namespace tmasim::model {
 
-ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers)
+ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers, bool cp_agents)
     : threads_(num_threads),
-      clock_(2 * num_threads + num_barriers, 0),
+      cp_agents_(cp_agents),
+      cp_base_(cp_agents ? num_threads : num_threads + num_barriers),
+      tma_base_(cp_agents ? 2 * num_threads : num_threads),
+      clock_(cp_agents ? 2 * num_threads + num_barriers : num_threads + num_barriers + 1, 0),
       known_(clock_.size(), std::make_shared<const VectorClock>(clock_.size(), 0)),
       fences_(num_threads),
       cp_waited_(num_threads, 0),
@@ -34,6 +37,8 @@ void ProxyTracker::make_live(size_t block) {
 }
 
 uint32_t ProxyTracker::tick(int agent) {
+    if (!cp_agents_ && agent == cp_base_)
+        throw std::logic_error("ProxyTracker: a cp.async agent signals in a tracker made without cp.async agents");
     const size_t block = static_cast<size_t>(agent) / kBlockAgents;
     if (block < live_block_.size() && !live_block_[block]) make_live(block);
     return ++clock_.at(agent);  // the own entry of the agent's row is its clock
@@ -203,8 +208,8 @@ void ProxyTracker::acquire_new(int thread, const VectorClock& released) {
 bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
     // (a) the writer's first fence after the write, then a sync edge from after it. A
     // cp.async write is the issuing thread's once its fence has seen the copy land.
-    const bool by_cp_unit = g.thread >= threads_;
-    const int owner = by_cp_unit ? g.thread - threads_ : g.thread;
+    const bool by_cp_unit = is_cp_agent(g.thread);
+    const int owner = by_cp_unit ? g.thread - cp_base_ : g.thread;
     const auto& wf = fences_[owner];
     auto first_after = std::find_if(wf.begin(), wf.end(), [&](const Fence& f) {
         return by_cp_unit ? f.cp_seen >= g.time : f.time > g.time;

@@ -42,11 +42,18 @@ class ProxyTracker {
 public:
     static constexpr int64_t kGranule = 4;
 
-    ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers = 0);
+    // `cp_agents` false: the program has no cp.async op, so no thread's cp.async unit ever
+    // writes or signals, and its entries would be zero in every clock. They get no slots
+    // then (one shared slot that never ticks stands for them): a full-chip stream's clocks
+    // were half zeros (132 of 260 entries live), copied, joined and compared at every wait
+    // and sync, 1 KB each, cold at 132 CTAs.
+    ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers = 0, bool cp_agents = true);
 
     // Agent slots: a thread's own id, its cp.async unit, an mbarrier's TMA completions.
-    int cp_agent(int thread) const { return threads_ + thread; }
-    int tma_agent(int barrier) const { return 2 * threads_ + barrier; }
+    // With cp agents the clock is [threads][cp agents][TMA agents], without them
+    // [threads][TMA agents][the one never-ticking cp slot].
+    int cp_agent(int thread) const { return cp_agents_ ? cp_base_ + thread : cp_base_; }
+    int tma_agent(int barrier) const { return tma_base_ + barrier; }
     // Advances an agent's clock (one asynchronous write or signal) and returns the time.
     uint32_t advance(int agent) { return tick(agent); }
     uint32_t time_of(int agent) const { return clock_.at(agent); }
@@ -112,6 +119,12 @@ private:
     static constexpr size_t kBlockAgents = 8;
 
     int threads_ = 0;
+    bool cp_agents_ = true;
+    int cp_base_ = 0;   // the first cp agent's slot (or the shared one's)
+    int tma_base_ = 0;  // the first TMA agent's slot
+    bool is_cp_agent(int agent) const {
+        return cp_agents_ ? agent >= cp_base_ && agent < cp_base_ + threads_ : agent == cp_base_;
+    }
     std::vector<uint32_t> clock_;                 // own logical time per agent
     // What agent t knows of agent u (u != t): (*known_[t])[u]; of itself, its own clock_[t].
     // Rows are shared, as in ClusterClock: a CTA sync gives every thread one row and the

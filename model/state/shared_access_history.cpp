@@ -42,21 +42,39 @@ SharedAccessHistory::WarpView SharedAccessHistory::view(const ProxyTracker& cloc
 SharedAccessHistory::SharedAccessHistory(int64_t smem_bytes)
     : size_(std::max<int64_t>(smem_bytes, 0)),
       blocks_(static_cast<size_t>((size_ + kBlockBytes - 1) / kBlockBytes)),
-      filled_(static_cast<size_t>((size_ + 63) / 64), 0) {}
+      filled_(static_cast<size_t>((size_ + 63) / 64), 0),
+      full_words_((filled_.size() + 63) / 64, 0) {}
 
 void SharedAccessHistory::set_filled(int64_t first, int64_t end) {
     if (first >= end) return;
     const size_t w0 = static_cast<size_t>(first / 64), w1 = static_cast<size_t>((end - 1) / 64);
     const uint64_t head = ~uint64_t{0} << (first % 64);                // bits first%64.. of w0
     const uint64_t tail = ~uint64_t{0} >> (63 - (end - 1) % 64);       // bits ..(end-1)%64 of w1
+    // A word known full is left alone; one that becomes full is noted.
+    const auto mark = [this](size_t w, uint64_t bits) {
+        const uint64_t known = uint64_t{1} << (w % 64);
+        if (full_words_[w / 64] & known) return;
+        if ((filled_[w] |= bits) == ~uint64_t{0}) full_words_[w / 64] |= known;
+    };
     if (w0 == w1) {
-        filled_[w0] |= head & tail;
+        mark(w0, head & tail);
         return;
     }
-    filled_[w0] |= head;
-    std::fill(filled_.begin() + static_cast<std::ptrdiff_t>(w0 + 1), filled_.begin() + static_cast<std::ptrdiff_t>(w1),
-              ~uint64_t{0});
-    filled_[w1] |= tail;
+    mark(w0, head);
+    // The whole words in between, 64 at a time against the summary: only words not known
+    // to be full are written (and then known to be).
+    for (size_t w = w0 + 1; w < w1;) {
+        const size_t s = w / 64, chunk_end = std::min(w1, (s + 1) * 64);
+        const size_t n = chunk_end - w;
+        const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << (w % 64);
+        if ((full_words_[s] & mask) != mask) {
+            std::fill(filled_.begin() + static_cast<std::ptrdiff_t>(w),
+                      filled_.begin() + static_cast<std::ptrdiff_t>(chunk_end), ~uint64_t{0});
+            full_words_[s] |= mask;
+        }
+        w = chunk_end;
+    }
+    mark(w1, tail);
 }
 
 SharedAccessHistory::ByteHistory* SharedAccessHistory::history_of(int64_t byte, bool create) {
@@ -64,13 +82,15 @@ SharedAccessHistory::ByteHistory* SharedAccessHistory::history_of(int64_t byte, 
     if (!block) {
         if (!create) return nullptr;
         block = std::make_unique<Block>();
+        any_block_ = true;
     }
     return &(*block)[static_cast<size_t>(byte % kBlockBytes)];
 }
 
 bool SharedAccessHistory::fill_if_no_history(int64_t first, int64_t end) {
     if (first >= end) return true;
-    for (int64_t b = first / kBlockBytes; b <= (end - 1) / kBlockBytes; ++b)
+    // No block at all (a CTA whose threads never touch shared memory): no pointer to read.
+    for (int64_t b = first / kBlockBytes; any_block_ && b <= (end - 1) / kBlockBytes; ++b)
         if (blocks_[static_cast<size_t>(b)]) return false;
     set_filled(first, end);
     return true;

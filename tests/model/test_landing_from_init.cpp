@@ -5,7 +5,9 @@
 // they must read the same.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/copy/request_bytes.h"
@@ -127,5 +129,37 @@ TEST_CASE("Shared memory image: held init landings read as if written when they 
         eager[1500] = 0x5A;
         land({4, 0}, 2048);
         CHECK(image.bytes() == eager);
+    }
+}
+
+// copy_range builds a range from zeros and the held landings inside it when the image was
+// never read (the trace's shared images at a streaming CTA's end): it must give the bytes a
+// full read gives, for ranges that hold landings, miss them or cut through one.
+TEST_CASE("Shared memory image: a range copied without a read equals the read bytes' range", "[model][tensor_copy]") {
+    const Scenario s = with_tensor(InitSpec::Kind::random);
+    GlobalMemory global(s);
+    const TensorMap map = map_of(Swizzle::none);
+    auto landed = [&](tmasim::model::SharedMemoryImage& image) {
+        for (auto [row, offset] : {std::pair<int64_t, int64_t>{0, 1024}, {8, 1536}, {16, 4096}, {24, 4096}}) {
+            TmaRequest r = load(map, {row, 0});
+            r.smem_offset = offset;
+            image.land_from_init(RequestBytes(r, s.globals.front()).init_landing());
+        }
+    };
+    tmasim::model::SharedMemoryImage read(8192, global);
+    landed(read);
+    const std::vector<uint8_t> all = read.bytes();
+    CHECK(std::count(all.begin(), all.end(), 0) < 8192 - 2048);  // the landings wrote something
+    // [1024, 2560) holds two overlapping landings, [4096, 5120) the one left of two, [0, 1024)
+    // and [6144, 8192) none, [1024, 2048) cuts the second landing (a full read inside).
+    for (auto [offset, n] : {std::pair<size_t, size_t>{1024, 1536}, {4096, 1024}, {0, 1024}, {6144, 2048},
+                             {1024, 1024}, {0, 8192}}) {
+        tmasim::model::SharedMemoryImage image(8192, global);
+        landed(image);
+        const std::vector<uint8_t> expected(all.begin() + static_cast<std::ptrdiff_t>(offset),
+                                            all.begin() + static_cast<std::ptrdiff_t>(offset + n));
+        CHECK(image.copy_range(offset, n) == expected);
+        CHECK(image.copy_range(offset, n) == expected);  // the landings are still held after
+        CHECK(image.bytes() == all);
     }
 }

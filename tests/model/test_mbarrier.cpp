@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -173,4 +175,37 @@ TEST_CASE("phase bytes answer as a map of completed phases", "[model][mbarrier]"
     CHECK(bytes.size() == expected.size());
     bytes.clear();
     CHECK(bytes.get(1) == 0);
+}
+
+TEST_CASE("ObservedPhases: whole-warp and some-lane raises read as a per-thread vector", "[model][mbarrier]") {
+    // 80 threads: warps 0 and 1 whole, warp 2 of 16. Whole warps are kept as one value until
+    // some lanes only are raised; every read must equal a plain vector's raised the same way.
+    tmasim::model::ObservedPhases seen;
+    seen.reset(80);
+    std::vector<int64_t> expected(80, -1);
+    auto raise = [&](std::vector<int> threads, int64_t phase) {
+        seen.raise(threads.data(), threads.size(), phase);
+        for (int t : threads) expected[static_cast<size_t>(t)] = std::max(expected[static_cast<size_t>(t)], phase);
+        for (int t = 0; t < 80; ++t) REQUIRE(seen.at(t) == expected[static_cast<size_t>(t)]);
+    };
+    auto warp = [](int w, int count) {
+        std::vector<int> t;
+        for (int i = 0; i < count; ++i) t.push_back(w * 32 + i);
+        return t;
+    };
+    raise(warp(0, 32), 3);
+    raise(warp(2, 16), 1);       // the short last warp, whole
+    raise(warp(0, 32), 2);       // lower: no change
+    raise({33, 40}, 5);          // some lanes of warp 1
+    raise(warp(1, 32), 4);       // then all of warp 1: 33 and 40 keep 5
+    raise({0}, 7);               // one lane of warp 0
+    raise(warp(0, 32), 8);       // all raised past it: one value again
+    raise({1, 0}, 9);            // not ascending: lane by lane
+    raise(warp(1, 31), 10);      // 31 of 32 lanes is not the whole warp
+    seen.reset();
+    for (int t = 0; t < 80; ++t) CHECK(seen.at(t) == -1);
+    CHECK_THROWS_AS(seen.at(80), std::out_of_range);
+    const int outside[] = {64, 80};
+    CHECK_THROWS_AS(seen.raise(outside, 2, 1), std::out_of_range);
+    CHECK(seen.at(64) == 1);     // lanes before the bad one were raised, as before
 }

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
 #include "model/state/proxy_tracker.h"
 
 using tmasim::model::ProxyTracker;
@@ -163,4 +167,56 @@ TEST_CASE("proxy: a clock acquired from elsewhere carries agents that never tick
     here.release_into(4, passed);
     here.acquire(5, passed);
     CHECK(here.knows(5, cp_agent, time));
+}
+
+TEST_CASE("proxy: a tracker without cp.async agents answers as one with them", "[model][proxy]") {
+    // A program with no cp.async op gets clocks without the cp agents' slots: the same
+    // sequence of writes, fences, syncs, a TMA barrier's release and acquire, and landings
+    // must find the same violations and the same knowledge of every thread and TMA agent.
+    ProxyTracker full(64, 1024, 3), compact(64, 1024, 3, false);
+    CHECK(compact.empty_clock().size() < full.empty_clock().size());
+    VectorClock full_phase, compact_phase;
+    const auto same = [&] {
+        for (int issuer : {0, 5, 40}) {
+            const auto a = full.check_async_read(issuer, 0, 1024), b = compact.check_async_read(issuer, 0, 1024);
+            REQUIRE(a.has_value() == b.has_value());
+            if (a) {
+                CHECK(a->first_byte == b->first_byte);
+                CHECK(a->last_byte == b->last_byte);
+                CHECK(a->threads == b->threads);
+                CHECK(a->ops == b->ops);
+            }
+        }
+        for (int t = 0; t < 64; t += 9) {
+            for (int u = 0; u < 64; u += 7) CHECK(full.knows(t, u, 1) == compact.knows(t, u, 1));
+            for (int b = 0; b < 3; ++b)
+                for (uint32_t time : {1u, 2u, 3u})
+                    CHECK(full.knows(t, full.tma_agent(b), time) == compact.knows(t, compact.tma_agent(b), time));
+        }
+    };
+    for (ProxyTracker* p : {&full, &compact}) {
+        p->generic_write(3, 0, 64, 1);
+        p->generic_write(33, 128, 32, 2);
+        p->fence_proxy_async(3);
+    }
+    same();
+    for (ProxyTracker* p : {&full, &compact}) {
+        std::vector<int> all;
+        for (int t = 0; t < 64; ++t) all.push_back(t);
+        p->cta_sync(all);
+    }
+    same();
+    for (auto [p, phase] : {std::pair{&full, &full_phase}, std::pair{&compact, &compact_phase}}) {
+        p->async_write(512, 256, 3, p->tma_agent(1));
+        p->release_into(p->tma_agent(1), *phase);
+        p->fence_proxy_async(33);
+        p->release_into(33, *phase);
+        const int waiters[] = {0, 1, 2, 40};
+        p->acquire_each(waiters, 4, *phase);
+        p->generic_write(40, 600, 8, 4);
+    }
+    same();
+    // Its one cp slot never ticks: a cp.async signal there is a model bug, not a silent merge.
+    CHECK(compact.cp_agent(3) == compact.cp_agent(60));
+    CHECK_THROWS_AS(compact.advance(compact.cp_agent(3)), std::logic_error);
 }

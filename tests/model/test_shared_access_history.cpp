@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/state/proxy_tracker.h"
@@ -132,4 +133,32 @@ TEST_CASE("shared history: a copy's bytes count as filled exactly where copies w
     CHECK(r->first == 60);
     CHECK(r->last == 71);
     CHECK_FALSE(copy(128, 128, 5));  // bytes without a history in their block
+}
+
+TEST_CASE("shared history: large copies filled again and in part keep exact filled marks", "[model][race]") {
+    // fill_untouched marks whole 64-bit words through a summary of full words, 64 words
+    // (4 KB) to a summary word: ranges that start and end inside summary words, cover them,
+    // are filled twice, and bytes outside every range stay unfilled.
+    constexpr int64_t kBytes = 65536;
+    ProxyTracker clocks{64, kBytes};
+    SharedAccessHistory history{kBytes};
+    const std::vector<std::pair<int64_t, int64_t>> fills = {
+        {0, 16384}, {0, 16384}, {20000, 9000}, {24576, 4096}, {40960 + 100, 2}, {50000, 13000}, {49152, 4096}};
+    std::vector<bool> expected(kBytes, false);
+    for (auto [offset, bytes] : fills) {
+        CHECK(history.fill_untouched(offset, bytes));
+        for (int64_t b = offset; b < offset + bytes; ++b) expected[static_cast<size_t>(b)] = true;
+    }
+    // A filled byte read by warp 1 and then overwritten by warp 0's copy is a WAR race; a
+    // byte no copy filled is C17's business (no race).
+    std::vector<int64_t> probes = {0, 63, 64, 4095, 4096, 16383, 16384, 19999, 20000, 24575, 24576, 28999,
+                                   29000, 29001, 40959, 41060, 41061, 41062, 49151, 49152, 49300, 49999, 53247, 53248,
+                                   62999, 63000, 65535};
+    int op = 10;
+    for (int64_t b : probes) {
+        INFO("byte " << b);
+        REQUIRE_FALSE(history.access(SharedAccessHistory::view(clocks, 1), 40, b, 1, false, op++));
+        const auto r = history.access(SharedAccessHistory::view(clocks, 0), 0, b, 1, true, op++, false);
+        CHECK(r.has_value() == expected[static_cast<size_t>(b)]);
+    }
 }
