@@ -70,6 +70,13 @@ struct RunContext {
                (branched_load ? timing.branched_global_load_cycles : 0.0);
     }
 
+    // What a warp none of whose threads an op picks spends passing it. The traced kernel's
+    // vote for a timed op by a predicate costs such a warp far more than the untraced one's
+    // (traces/analysis/skipped_ops.py); a warp selector's branch costs nothing measurable.
+    double passing_cycles(const Op& op) const {
+        return op.by.kind == Selector::Kind::predicate && timed.is_timed(op) ? timing.trace_predicate_skip_cycles : 0.0;
+    }
+
     // What an op `by` a predicate spends before it runs: the vote and branch that pick its
     // threads, and its index and value computed in the branch, where a run-time `/` or `%` of a
     // thread's coordinates is a chain of 64-bit integer instructions (calibrate/

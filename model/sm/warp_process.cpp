@@ -56,16 +56,11 @@ void WarpProcess::exec_ops(const std::vector<Op>& ops) {
         current_ = &op;
         // A kernel the device executor traces pays its probe (clock reads and a record) around
         // each op it times, in every warp: one that passes the op still reads the clock that
-        // ends it, and passing an op by a predicate costs that kernel far more than the
-        // untraced one (traces/analysis/skipped_ops.py). Predicting the traced kernel, the
-        // model pays the same, and nothing when it predicts the kernel as it runs (trace
-        // level none, the default).
+        // ends it. Predicting that kernel, the model pays the same, and nothing when it
+        // predicts the kernel as it runs (trace level none, the default).
         const bool executed = exec(op);
-        if (cta_.run().timed.is_timed(op)) {
-            const TimingParams& tp = cta_.run().timing;
-            const bool passed_by_vote = !executed && op.by.kind == Selector::Kind::predicate;
-            spend(tp.trace_probe_cycles + (passed_by_vote ? tp.trace_predicate_skip_cycles : 0.0));
-        }
+        const double probe = cta_.run().timed.is_timed(op) ? cta_.run().timing.trace_probe_cycles : 0.0;
+        spend(probe + (executed ? 0.0 : cta_.run().passing_cycles(op)));
     }
 }
 
