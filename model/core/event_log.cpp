@@ -21,15 +21,7 @@ void fill_event(TraceEvent& e, EventSite&& s, EventKind kind, int64_t t) {
     e.t = t;
 }
 
-void fill_event(TraceEvent& e, const EventSite& s, EventKind kind, int64_t t) {
-    e.op = s.op;
-    e.iters = s.iters;
-    e.cta = s.cta;
-    e.warp = s.warp;
-    e.lane = s.lane;
-    e.kind = kind;
-    e.t = t;
-}
+void fill_event(TraceEvent& e, const EventSite& s, EventKind kind, int64_t t) { fill_event(e, EventSite(s), kind, t); }
 
 // The trace order (traces/FORMAT.md): by (cta, t, op, warp, lane, kind), then iters and
 // `what` for full determinism.

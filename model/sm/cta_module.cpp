@@ -34,12 +34,6 @@ void assign_newest(Map& m, int64_t key, Value&& value) {
         m[key] = std::forward<Value>(value);
 }
 
-bool uses_cp_async(const Scenario& s) {
-    for (const Op* op : s.all_ops())
-        if (op_family(op->kind) == OpFamily::cp_async) return true;
-    return false;
-}
-
 int barrier_count(const Scenario& s) {
     int64_t n = 0;
     for (const auto& b : s.barriers) n += b.count();
@@ -52,8 +46,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       run_(run),
       cta_(cta),
       smem_(smem_image_bytes(run.layout), run.global),
-      tracker_(run.scenario.launch.block, static_cast<int64_t>(smem_.size()), barrier_count(run.scenario),
-               uses_cp_async(run.scenario)),
+      tracker_(run.scenario.launch.block, static_cast<int64_t>(smem_.size()), barrier_count(run.scenario), run.uses_cp_async),
       barriers_(run.scenario, run.layout),
       groups_(run.scenario.launch.block),
       cp_groups_(run.scenario.launch.block),
@@ -66,7 +59,7 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
     // Only a program with cp.async ops gets the unit and its SystemC thread: a full-chip TMA
     // stream had 132 threads that only started, waited on nothing and were torn down. (The
     // thread never notified anything before its first copy, so the others run as before.)
-    if (uses_cp_async(run.scenario)) cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
+    if (run.uses_cp_async) cp_unit_ = std::make_unique<CpAsyncUnit>("cp_async", *this);
     for (int w = 0; w < run.scenario.launch.num_warps(); ++w) {
         warps_.push_back(std::make_unique<WarpProcess>(*this, w));
         sc_core::sc_spawn_options opts;

@@ -17,6 +17,7 @@
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
 #include "scenarios/layout_ops.h"
+#include "scenarios/op_table.h"
 #include "scenarios/trace_level.h"
 
 namespace tmasim::model {
@@ -37,6 +38,12 @@ struct RunContext {
     const SharedLayout& layout;
     TraceLevel trace;  // the ops that pay the executor's probe cost (none: the untraced kernel)
     TimedOps timed;    // which ops those are (runs of cp.async are timed once, as on the device)
+    // Whether the program has cp.async ops: only then do CTAs get the unit and clock slots for them.
+    const bool uses_cp_async = [this] {
+        for (const Op* op : scenario.all_ops())
+            if (op_family(op->kind) == OpFamily::cp_async) return true;
+        return false;
+    }();
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     DramChannel dram;            // HBM, shared by every CTA's TMA engine

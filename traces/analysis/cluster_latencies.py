@@ -22,6 +22,7 @@ Stdlib only.
 import argparse, collections, json, os, re, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_scaling import arch_number  # noqa: E402
 from split import split_folders  # noqa: E402
 
 ROOT = "traces/recorded/NVIDIA-H200"
@@ -153,8 +154,7 @@ def main():
         import op_durations as od
         od.ROOT = ROOT  # this GPU's recordings, run on the model with this GPU's arch config
         arch = od.ARCH[a.gpu]
-        with open(os.path.join("model/arch", arch + ".yaml")) as fh:
-            ready = float(re.search(r"\n  mbarrier_wait_ready_cycles:\s*\n\s*value:\s*([\d.]+)", fh.read()).group(1))
+        ready = arch_number(arch, "mbarrier_wait_ready_cycles")
         tmp = tempfile.mkdtemp()
         v = []
         for f in od.trace_files([]):

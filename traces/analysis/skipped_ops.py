@@ -26,7 +26,7 @@ import argparse, collections, json, os, re, statistics, sys
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_scaling import ARCH_OF_GPU  # noqa: E402
+from bench_scaling import ARCH_OF_GPU, arch_number  # noqa: E402
 from split import split_folders  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -70,11 +70,6 @@ def warp_spans(path):
     return spans
 
 
-def probe_cycles(gpu):
-    text = open(os.path.join("model/arch", ARCH_OF_GPU[gpu] + ".yaml")).read()
-    return float(re.search(r"\n  trace_probe_cycles:\s*\n\s*value:\s*([\d.]+)", text).group(1))
-
-
 groups = collections.defaultdict(list)
 root = os.path.join("traces/recorded", args.gpu)
 for folder in split_folders("fitting"):
@@ -112,7 +107,7 @@ for (trace, after, passed, predicated), gaps in sorted(groups.items()):
         per_op_predicated += [g / passed for g in gaps]
 if not per_op_predicated:
     sys.exit("skipped_ops: no gap that passes only predicated ops")
-probe = probe_cycles(args.gpu)
+probe = arch_number(ARCH_OF_GPU[args.gpu], "trace_probe_cycles")
 median = statistics.median(per_op_predicated)
 print(f"gaps passing only predicated ops: median {median:.1f} cycles per op (n={len(per_op_predicated)}); "
       f"less trace_probe_cycles ({probe:g}): predicate_skip_cycles {median - probe:.0f} ({args.gpu})")
