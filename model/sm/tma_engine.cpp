@@ -172,7 +172,7 @@ void TmaEngine::land(InFlight& f) {
         for (size_t i = 0; i < r.chunks.size();) {
             if (const size_t open = cta_.open_credits(r.barrier, r.chunks, i)) {
                 for (size_t k = i; k < i + open; ++k) {
-                    const TmaRequest::Chunk& c = r.chunks[k];
+                    const TmaRequest::Chunk c = r.chunks[k];
                     cta_.async_writes().landed(c.write_id, tracker.async_write(c.first, c.last - c.first + 1,
                                                                                r.site.op, agent));
                     if (k + 1 < i + open) tracker.advance(agent);  // this credit's release
@@ -181,7 +181,7 @@ void TmaEngine::land(InFlight& f) {
                 i += open;
                 continue;
             }
-            const TmaRequest::Chunk& c = r.chunks[i++];
+            const TmaRequest::Chunk c = r.chunks[i++];
             const uint32_t landed = tracker.async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
             if (Cluster* cl = cta_.tracking_cluster())
