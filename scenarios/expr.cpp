@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include "scenarios/expr_refusals.h"
+
 namespace tmasim {
 
 struct ExprNode {
@@ -210,52 +212,43 @@ void collect_vars(const ExprNode* n, std::vector<std::string>& out) {
     collect_vars(n->rhs.get(), out);
 }
 
-// Where an integer expression is evaluated, for its error messages. The text is spelt only
-// when a message needs it: the model evaluates coordinates and parities per op (a full-chip
-// run spelt them ~500k times, 3% of its time).
-struct EvalSite {
-    const Expr& expr;
-    const SourceLoc& loc;
-    const std::string& key_or_empty;  // the scenario key, or empty: the text stands for it
-    std::string text() const { return expr.text(); }
-    std::string key() const { return key_or_empty.empty() ? expr.text() : key_or_empty; }
-};
-
-[[noreturn]] void overflow(const std::string& what, const EvalSite& at) {
-    throw ScenarioError(at.loc, at.key(), what + " while evaluating \"" + at.text() +
-                                              "\"; allowed: results in -9223372036854775808..9223372036854775807 (64-bit)");
-}
+// The refusals of integer evaluation, out of line (scenarios/expr_refusals.h).
+using expr_refusals::bad_shift;
+using expr_refusals::division_by_zero;
+using expr_refusals::EvalSite;
+using expr_refusals::float_literal;
+using expr_refusals::negation_overflow;
+using expr_refusals::overflow_of;
+using expr_refusals::unknown_operator;
+using expr_refusals::unknown_variable;
 
 // C semantics where C is defined; where it is not (overflow, INT64_MIN / -1, shifts by a
 // negative amount or by 64 or more), the scenario is refused instead of wrapped.
 int64_t apply_int(const std::string& op, int64_t a, int64_t b, const EvalSite& at) {
     int64_t r = 0;
     if (op == "+") {
-        if (__builtin_add_overflow(a, b, &r)) overflow(std::to_string(a) + " + " + std::to_string(b) + " overflows", at);
+        if (__builtin_add_overflow(a, b, &r)) overflow_of(a, op, b, at);
         return r;
     }
     if (op == "-") {
-        if (__builtin_sub_overflow(a, b, &r)) overflow(std::to_string(a) + " - " + std::to_string(b) + " overflows", at);
+        if (__builtin_sub_overflow(a, b, &r)) overflow_of(a, op, b, at);
         return r;
     }
     if (op == "*") {
-        if (__builtin_mul_overflow(a, b, &r)) overflow(std::to_string(a) + " * " + std::to_string(b) + " overflows", at);
+        if (__builtin_mul_overflow(a, b, &r)) overflow_of(a, op, b, at);
         return r;
     }
     if (op == "/" || op == "%") {
-        if (b == 0) throw ScenarioError(at.loc, at.key(), "division by zero while evaluating \"" + at.text() + "\"");
-        if (a == INT64_MIN && b == -1) overflow(std::to_string(a) + " " + op + " -1 overflows", at);
+        if (b == 0) division_by_zero(at);
+        if (a == INT64_MIN && b == -1) overflow_of(a, op, b, at);  // "... / -1 overflows"
         return op == "/" ? a / b : a % b;
     }
     if (op == "<<" || op == ">>") {
-        if (b < 0 || b > 63)
-            throw ScenarioError(at.loc, at.key(), "shift by " + std::to_string(b) + " while evaluating \"" +
-                                                      at.text() + "\"; allowed: shift amounts 0..63");
+        if (b < 0 || b > 63) bad_shift(b, at);
         if (op == ">>") return a >> b;
         // a << b is a * 2^b; refused when that does not fit, as C leaves it undefined.
         const __int128 wide = static_cast<__int128>(a) * (static_cast<__int128>(1) << b);
-        if (wide > INT64_MAX || wide < INT64_MIN)
-            overflow(std::to_string(a) + " << " + std::to_string(b) + " overflows", at);
+        if (wide > INT64_MAX || wide < INT64_MIN) overflow_of(a, op, b, at);
         return static_cast<int64_t>(wide);
     }
     if (op == "&") return a & b;
@@ -269,7 +262,7 @@ int64_t apply_int(const std::string& op, int64_t a, int64_t b, const EvalSite& a
     if (op == ">=") return a >= b;
     if (op == "&&") return a && b;
     if (op == "||") return a || b;
-    throw ScenarioError(at.loc, at.key(), "unknown operator " + op);
+    unknown_operator(op, at);
 }
 
 }  // namespace
@@ -331,20 +324,17 @@ std::string text_of_float(double v) {
 int64_t eval_int_node(const ExprNode* n, const Expr::IntEnv& env, const EvalSite& at) {
     switch (n->kind) {
     case ExprNode::Kind::number:
-        if (n->is_float_literal)
-            throw ScenarioError(at.loc, at.key(), "\"" + at.text() + "\" has the non-integer " +
-                                                      text_of_float(n->float_value) + "; allowed: integers here");
+        if (n->is_float_literal) float_literal(n->float_value, at);
         return n->int_value;
     case ExprNode::Kind::variable: {
         auto it = env.find(n->name);
-        if (it == env.end())
-            throw ScenarioError(at.loc, at.key(), "unknown variable '" + n->name + "' in \"" + at.text() + "\"");
+        if (it == env.end()) unknown_variable(n->name, at);
         return it->second;
     }
     case ExprNode::Kind::unary: {
         int64_t v = eval_int_node(n->lhs.get(), env, at);
         if (n->name == "!") return !v;
-        if (v == INT64_MIN) overflow("-(" + std::to_string(v) + ") overflows", at);
+        if (v == INT64_MIN) negation_overflow(v, at);
         return -v;
     }
     case ExprNode::Kind::binary:
@@ -442,7 +432,7 @@ std::string text_node(const ExprNode* n) {
 }  // namespace
 
 int64_t Expr::eval_int(const IntEnv& env) const {
-    if (!root_) throw ScenarioError(loc_, "expression", "empty expression evaluated");
+    if (!root_) expr_refusals::empty_expression(loc_);
     return eval_int_node(root_.get(), env, EvalSite{*this, loc_, key_});
 }
 

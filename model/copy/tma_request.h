@@ -3,6 +3,7 @@
 // questions every part of the model asks about its kind. Keeping the predicates here
 // means a new kind (reduce, gather4, scatter4) is classified once: the engine, the issuer
 // and the byte movement (RequestBytes) all agree on what reads or writes which memory.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,7 +54,35 @@ struct TmaRequest {
         int64_t credit = 0;           // bytes its complete_tx signals
         int write_id = -1;            // AsyncWriteRegistry id
     };
-    std::vector<Chunk> chunks;
+    // The chunks are cut from one span and registered one after another, so they are held
+    // as that rule, not as a list: a list was 64 x 32 bytes per tile, written at issue and
+    // read when the tile lands, by then out of cache at 132 CTAs.
+    class ChunkRun {
+    public:
+        ChunkRun() = default;
+        // `bytes` credited from [first, last], `chunk` bytes a chunk (the last one ends at
+        // `last` and credits the rest), registered as writes first_write_id on.
+        ChunkRun(int64_t first, int64_t last, int64_t bytes, int64_t chunk, int first_write_id)
+            : first_(first), last_(last), bytes_(bytes), chunk_(chunk), first_write_id_(first_write_id),
+              count_(bytes > 0 ? static_cast<size_t>((bytes + chunk - 1) / chunk) : 0) {}
+        size_t size() const { return count_; }
+        bool empty() const { return count_ == 0; }
+        Chunk operator[](size_t i) const {
+            const int64_t done = static_cast<int64_t>(i) * chunk_;
+            Chunk c;
+            c.first = first_ + done;
+            c.last = done + chunk_ >= bytes_ ? last_ : std::min(last_, first_ + done + chunk_ - 1);
+            c.credit = std::min(chunk_, bytes_ - done);
+            c.write_id = first_write_id_ + static_cast<int>(i);
+            return c;
+        }
+
+    private:
+        int64_t first_ = 0, last_ = -1, bytes_ = 0, chunk_ = 1;
+        int first_write_id_ = -1;
+        size_t count_ = 0;
+    };
+    ChunkRun chunks;
     // A tensor request's box geometry, made by RequestBytes on first use and kept: it is
     // asked for at issue, for the latency, and when the bytes land (four vectors each time).
     mutable std::shared_ptr<const TensorCopy> box;

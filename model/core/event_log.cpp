@@ -54,6 +54,11 @@ void EventLog::note_last() {
         const auto c = static_cast<size_t>(e.cta);
         if (c >= ctas_.size()) ctas_.resize(c + 1);
         CtaOrder& cta = ctas_[c];
+        if (cta.count == 0 || e.t != cta.last_t) {  // a new time: the run before it ends here
+            if (!cta.break_runs.empty() && cta.break_runs.back().second == kOpenRun)
+                cta.break_runs.back().second = cta.count;
+            cta.time_run_first = cta.count;
+        }
         if (cta.count > 0) {
             // The previous event's leading key from the CTA's note: at 132 CTAs its line in
             // the log is long out of cache. Only a tie on all of it reads the event itself.
@@ -62,8 +67,9 @@ void EventLog::note_last() {
             if (e.t < cta.last_t)
                 cta.out_of_time_order = true;
             else if (!cta.out_of_time_order &&
-                     (key < previous || (key == previous && trace_less(e, events_[cta.last]))))
-                cta.breaks.push_back(cta.count);
+                     (key < previous || (key == previous && trace_less(e, events_[cta.last]))) &&
+                     (cta.break_runs.empty() || cta.break_runs.back().first != cta.time_run_first))
+                cta.break_runs.emplace_back(cta.time_run_first, kOpenRun);
         }
         cta.last = events_.size() - 1;
         cta.last_t = e.t, cta.last_op = e.op, cta.last_warp = e.warp, cta.last_lane = e.lane, cta.last_kind = e.kind;
@@ -178,16 +184,11 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
                 continue;
             }
             // Each break lies in a run of equal times (its predecessor's time is its own):
-            // that run, found around it, is sorted, once for all the breaks it holds.
-            size_t sorted_until = 0;  // positions in the CTA before this are final
-            for (const size_t at : cta.breaks) {
-                if (at < sorted_until) continue;
-                const int64_t t = events_[begin[static_cast<std::ptrdiff_t>(at)]].t;
-                size_t lo = at, hi = at + 1;
-                while (lo > 0 && events_[begin[static_cast<std::ptrdiff_t>(lo - 1)]].t == t) --lo;
-                while (hi < cta.count && events_[begin[static_cast<std::ptrdiff_t>(hi)]].t == t) ++hi;
+            // that run, noted with its ends as the events came, is sorted once for all the
+            // breaks it holds.
+            for (const auto& [lo, end] : cta.break_runs) {
+                const size_t hi = end == kOpenRun ? cta.count : end;
                 std::stable_sort(begin + static_cast<std::ptrdiff_t>(lo), begin + static_cast<std::ptrdiff_t>(hi), less);
-                sorted_until = hi;
             }
         }
     }

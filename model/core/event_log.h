@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenarios/run_result.h"
@@ -72,9 +73,14 @@ private:
         int last_op = 0, last_warp = 0, last_lane = 0;
         EventKind last_kind = EventKind::issue;
         bool out_of_time_order = false;  // an event earlier than its predecessor
-        std::vector<size_t> breaks;      // positions (in the CTA's events) of events of their
-                                         // predecessor's time that sort before it
+        // The runs of equal times (positions in the CTA's events, [first, end)) holding an
+        // event of its predecessor's time that sorts before it; end kOpenRun while the run
+        // goes on. Noted as the events come, so the sort need not look for a run's ends in
+        // the events themselves (at 132 CTAs each look was a cache miss).
+        size_t time_run_first = 0;       // where the latest event's time began
+        std::vector<std::pair<size_t, size_t>> break_runs;
     };
+    static constexpr size_t kOpenRun = SIZE_MAX;
     std::vector<CtaOrder> ctas_;
     // A CTA id that is no index (negative or absurd): then every event is sorted, as a
     // whole. Never in a model run; kept so the log stays correct for any id.

@@ -95,7 +95,7 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         if (Cluster* cl = cta_.tracking_cluster())  // else 0, as a cluster of one answers
             r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
         const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
-        r.chunks.reserve(static_cast<size_t>((r.bytes + chunk - 1) / chunk));
+        int first_write_id = -1;
         for (int64_t done = 0; done < r.bytes; done += chunk) {
             AsyncWrite w;
             w.kind = AsyncWrite::Kind::tma;
@@ -106,10 +106,12 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
             w.issuer = thread;
             w.barrier = r.barrier;
             w.issue_phase = cta_.barriers().at(r.barrier).state.phase();
-            TmaRequest::Chunk c{w.first, w.last, std::min(chunk, r.bytes - done), -1};
-            c.write_id = cta_.async_writes().add(w);
-            r.chunks.push_back(c);
+            const int id = cta_.async_writes().add(w);
+            if (done == 0) first_write_id = id;
+            else if (id != first_write_id + static_cast<int>(done / chunk))
+                throw std::logic_error("model: a load's chunks were not registered as consecutive writes");
         }
+        r.chunks = TmaRequest::ChunkRun(first, last, r.bytes, chunk, first_write_id);
         cta_.async_writes().prune(cta_.tracker());
         return;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -37,11 +38,11 @@ int64_t fetch_latency(CtaModule& cta, const TmaRequest& r) {
 // credits its barrier (CopyIssuer does the same for a load into its own CTA).
 void register_delivery(Cluster& cluster, CtaModule& dest, TmaRequest& d, int barrier) {
     d.barrier = barrier;
-    d.chunks.clear();
     const auto [first, last] = RequestBytes(d, dest.run().global.tensor(d.tensor)).smem_span();
     // Peers' accesses of the bytes race with the delivery until they learn its phase.
     d.cluster_time = cluster.tma_write_issued(dest, barrier, d.op->id, first, last - first + 1);
     const int64_t chunk = std::max<int64_t>(16, std::llround(dest.run().timing.tma_complete_tx_chunk_bytes));
+    int first_write_id = -1;
     for (int64_t done = 0; done < d.bytes; done += chunk) {
         AsyncWrite w;
         w.kind = AsyncWrite::Kind::tma;
@@ -52,10 +53,12 @@ void register_delivery(Cluster& cluster, CtaModule& dest, TmaRequest& d, int bar
         w.issuer = d.thread;
         w.barrier = barrier;
         w.issue_phase = dest.barriers().at(barrier).state.phase();
-        TmaRequest::Chunk c{w.first, w.last, std::min(chunk, d.bytes - done), -1};
-        c.write_id = dest.async_writes().add(w);
-        d.chunks.push_back(c);
+        const int id = dest.async_writes().add(w);
+        if (done == 0) first_write_id = id;
+        else if (id != first_write_id + static_cast<int>(done / chunk))
+            throw std::logic_error("model: a load's chunks were not registered as consecutive writes");
     }
+    d.chunks = TmaRequest::ChunkRun(first, last, d.bytes, chunk, first_write_id);
     dest.async_writes().prune(dest.tracker());
 }
 

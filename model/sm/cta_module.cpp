@@ -143,25 +143,26 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
     return true;
 }
 
-size_t CtaModule::open_credits(int barrier, const std::vector<TmaRequest::Chunk>& chunks, size_t first) {
+size_t CtaModule::open_credits(int barrier, const TmaRequest::ChunkRun& chunks, size_t first) {
     if (tracking_cluster() || barrier < 0 || barrier >= barriers_.size()) return 0;
     Mbarrier probe = barriers_.at(barrier).state;
     size_t n = 0;
     for (size_t i = first; i < chunks.size(); ++i, ++n) {
-        const TmaRequest::Chunk& c = chunks[i];
+        const TmaRequest::Chunk c = chunks[i];
         if (!tracker_.covers(c.first, c.last - c.first + 1) || !probe.credit_stays_open(c.credit)) break;
         probe.complete_tx(c.credit);
     }
     return n;
 }
 
-void CtaModule::complete_tx_run(int barrier, const std::vector<TmaRequest::Chunk>& chunks, size_t first,
+void CtaModule::complete_tx_run(int barrier, const TmaRequest::ChunkRun& chunks, size_t first,
                                 size_t count, const EventSite& site) {
     BarrierSlot& b = barriers_.at(barrier);
     int64_t bytes = 0;
     for (size_t i = first; i < first + count; ++i) {
-        b.state.complete_tx(chunks[i].credit);
-        bytes += chunks[i].credit;
+        const int64_t credit = chunks[i].credit;
+        b.state.complete_tx(credit);
+        bytes += credit;
     }
     // One release for all: the row the agent joins is the same each time and the phase's
     // entry for it ends at its clock after the last (the earlier releases' ticks are made).

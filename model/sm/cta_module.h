@@ -75,12 +75,12 @@ public:
     // How many of a landing's chunk credits, from `first` on, barrier_action(complete_tx)
     // would take one by one without breaking a rule or completing the phase, in a CTA whose
     // cluster is not tracked (0 otherwise): those can go through complete_tx_run.
-    size_t open_credits(int barrier, const std::vector<TmaRequest::Chunk>& chunks, size_t first);
+    size_t open_credits(int barrier, const TmaRequest::ChunkRun& chunks, size_t first);
     // barrier_action(complete_tx) for chunks [first, first + count), which open_credits
     // allowed, once their bytes landed: the same barrier state, log and released clock,
     // with one release_into and one wake-up instead of one per chunk. The caller has made
     // the count - 1 agent ticks of the earlier chunks' releases (ProxyTracker::advance).
-    void complete_tx_run(int barrier, const std::vector<TmaRequest::Chunk>& chunks, size_t first, size_t count,
+    void complete_tx_run(int barrier, const TmaRequest::ChunkRun& chunks, size_t first, size_t count,
                          const EventSite& site);
 
     uint64_t sync_arrive(int warp);

@@ -29,7 +29,7 @@ TmaEngine::TmaEngine(sc_core::sc_module_name name, CtaModule& cta)
 }
 
 void TmaEngine::submit(TmaRequest r, int64_t fixed_latency) {
-    queue_.emplace_back(std::move(r), fixed_latency);
+    queue_.emplace_back(std::make_unique<TmaRequest>(std::move(r)), fixed_latency);
     queued_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -90,10 +90,12 @@ void TmaEngine::port_loop() {
     for (;;) {
         while (queue_.empty() && !run_aborted()) thread_wait(queued_);
         if (run_aborted()) return;
-        InFlight f{std::move(queue_.front().first), {}};
+        // Held by the engine, not this frame: a fault report after the unwind still reads it.
+        port_flight_ = InFlight{std::move(queue_.front().first), {}};
+        InFlight& f = port_flight_;
         const int64_t fixed_latency = queue_.front().second;
         queue_.pop_front();
-        const TmaRequest& r = f.req;
+        const TmaRequest& r = *f.req;
         port_active_ = &r;
         const int64_t start = now_cycles();
         cta_.run().log.add_model_only(r.site, "tma_start", start, request_detail(r));
@@ -136,16 +138,17 @@ void TmaEngine::port_loop() {
 
 void TmaEngine::landing_loop() {
     for (;;) {
-        std::optional<InFlight> f = landing_.next_due([this] { return run_aborted(); });
-        if (!f) return;
-        landing_active_ = &f->req;
-        land(*f);
+        landing_flight_ = landing_.next_due([this] { return run_aborted(); });
+        if (!landing_flight_) return;
+        landing_active_ = landing_flight_->req.get();
+        land(*landing_flight_);
         landing_active_ = nullptr;
+        landing_flight_.reset();
     }
 }
 
 void TmaEngine::land(InFlight& f) {
-    const TmaRequest& r = f.req;
+    const TmaRequest& r = *f.req;
     RunContext& run = cta_.run();
     if (is_prefetch(r.kind)) {
         run.log.add_model_only(r.site, "prefetch_done", now_cycles(), request_detail(r));
@@ -172,7 +175,7 @@ void TmaEngine::land(InFlight& f) {
         for (size_t i = 0; i < r.chunks.size();) {
             if (const size_t open = cta_.open_credits(r.barrier, r.chunks, i)) {
                 for (size_t k = i; k < i + open; ++k) {
-                    const TmaRequest::Chunk& c = r.chunks[k];
+                    const TmaRequest::Chunk c = r.chunks[k];
                     cta_.async_writes().landed(c.write_id, tracker.async_write(c.first, c.last - c.first + 1,
                                                                                r.site.op, agent));
                     if (k + 1 < i + open) tracker.advance(agent);  // this credit's release
@@ -181,7 +184,7 @@ void TmaEngine::land(InFlight& f) {
                 i += open;
                 continue;
             }
-            const TmaRequest::Chunk& c = r.chunks[i++];
+            const TmaRequest::Chunk c = r.chunks[i++];
             const uint32_t landed = tracker.async_write(c.first, c.last - c.first + 1, r.site.op, agent);
             cta_.async_writes().landed(c.write_id, landed);
             if (Cluster* cl = cta_.tracking_cluster())

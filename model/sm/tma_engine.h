@@ -9,6 +9,8 @@
 #include <deque>
 #include <exception>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -38,8 +40,11 @@ public:
     void wake_for_abort();
 
 private:
+    // A request stays where submit put it, and the queues move its pointer: moved whole (a
+    // few hundred bytes) into the port thread's frame, the landing queue and the landing
+    // thread's frame, it was written three more times into lines cold at 132 CTAs.
     struct InFlight {
-        TmaRequest req;
+        std::unique_ptr<TmaRequest> req;
         std::vector<uint8_t> payload;  // bytes read at the start (loads) or on the port (stores)
         bool from_init = false;        // a load that lands its bytes from the tensor's init (no payload)
     };
@@ -57,8 +62,12 @@ private:
     RequestBytes bytes_of(const TmaRequest& r);
 
     CtaModule& cta_;
-    std::deque<std::pair<TmaRequest, int64_t>> queue_;  // request, fixed latency or -1
+    std::deque<std::pair<std::unique_ptr<TmaRequest>, int64_t>> queue_;  // request, fixed latency or -1
     TimedQueue<InFlight> landing_;  // equal landing times keep issue order
+    // The requests the threads are moving (owned here, so that a fault report made after
+    // the thread's frames unwound still reads them), and pointers to them for the reports.
+    InFlight port_flight_;
+    std::optional<InFlight> landing_flight_;
     // The request each thread is moving, for fault reports.
     const TmaRequest* port_active_ = nullptr;
     const TmaRequest* landing_active_ = nullptr;

@@ -5,12 +5,31 @@
 
 namespace tmasim::model {
 
-AsyncWrite AsyncWriteRegistry::Run::write(const Chunk& c) const {
+AsyncWrite AsyncWriteRegistry::Run::write(size_t i) const {
     AsyncWrite w = head;
-    w.first = c.first;
-    w.last = c.last;
-    w.landed = c.landed;
+    w.first = first_of(i);
+    w.last = last_of(i);
+    w.landed = chunks[i].landed;
     return w;
+}
+
+void AsyncWriteRegistry::Run::add_bounds_slow(int64_t first, int64_t last) {
+    // Called before the chunk is appended: chunks.size() is the new chunk's index. A regular
+    // run's continuation by a whole step after a whole step was taken by add_bounds.
+    const size_t n = chunks.size();
+    if (regular) {
+        if (n == 0) {
+            step_first = tail_first = first;
+            step = last - first + 1;
+            tail_last = last;
+            if (step > 0) return;
+        }
+        // Not (or no longer) the regular pattern: every chunk's bounds from here on.
+        bounds.reserve(n + 1);
+        for (size_t i = 0; i < n; ++i) bounds.emplace_back(first_of(i), last_of(i));
+        regular = false;
+    }
+    bounds.emplace_back(first, last);
 }
 
 bool AsyncWriteRegistry::continues(const Run& run, const AsyncWrite& w) {
@@ -35,7 +54,8 @@ int AsyncWriteRegistry::add(const AsyncWrite& w) {
         runs_.push_back(std::move(run));
     }
     Run& run = runs_.back();
-    run.chunks.push_back(Chunk{w.first, w.last, w.landed, false});
+    run.add_bounds(w.first, w.last);
+    run.chunks.push_back(Chunk{w.landed, false});
     if (w.landed != 0) run.in_order = false;  // landed at registration: prune it chunk by chunk
     ++run.live;
     ++live_;
@@ -99,9 +119,8 @@ std::optional<AsyncRace> AsyncWriteRegistry::check(int thread, int64_t first, in
     for (const Run& run : runs_) {
         if (run.highest < first || run.lowest > last) continue;
         for (size_t i = run.live_from; i < run.chunks.size(); ++i) {
-            const Chunk& c = run.chunks[i];
-            if (c.removed || c.last < first || c.first > last) continue;
-            const AsyncWrite w = run.write(c);
+            if (run.chunks[i].removed || run.last_of(i) < first || run.first_of(i) > last) continue;
+            const AsyncWrite w = run.write(i);
             if (known(thread, w, tracker)) continue;
             return AsyncRace{classify(thread, w, barriers), w};
         }
@@ -166,7 +185,7 @@ void AsyncWriteRegistry::prune(const ProxyTracker& tracker) {
         }
         for (size_t i = run.live_from; i < run.chunks.size(); ++i) {
             Chunk& c = run.chunks[i];
-            if (!c.removed && known_by_all(run.write(c))) remove(run, c);
+            if (!c.removed && known_by_all(run.write(i))) remove(run, c);
         }
         while (run.live_from < run.chunks.size() && run.chunks[run.live_from].removed) ++run.live_from;
     }

@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/state/proxy_tracker.h"
@@ -81,8 +82,8 @@ private:
     // stream. A run's chunks that landed in chunk order with rising agent times, and that
     // no cp.async wait covered, are known to every thread as a prefix: prune drops that
     // prefix without looking at the rest. Any other run is pruned chunk by chunk.
+    // A chunk's landing; its bytes are the run's to say (Run::first_of, last_of).
     struct Chunk {
-        int64_t first = 0, last = 0;
         uint32_t landed = 0;
         bool removed = false;
     };
@@ -90,12 +91,37 @@ private:
         AsyncWrite head;            // what the chunks share (first, last, landed unused)
         int first_id = 0;
         std::vector<Chunk> chunks;  // chunk i has id first_id + i
+        // A load's chunks follow one another in equal steps, the last one ending where the
+        // load does: then chunk i starts at step_first + i * step and only the last one's end
+        // is kept, not 16 bytes of bounds per chunk (read again when the tile lands, cold at
+        // 132 CTAs). Any other run keeps each chunk's bounds (`bounds`, `regular` false).
+        bool regular = true;
+        int64_t step_first = 0, step = 0, tail_first = 0, tail_last = 0;
+        std::vector<std::pair<int64_t, int64_t>> bounds;
+        int64_t first_of(size_t i) const {
+            return regular ? step_first + static_cast<int64_t>(i) * step : bounds[i].first;
+        }
+        int64_t last_of(size_t i) const {
+            return !regular ? bounds[i].second : i + 1 == chunks.size() ? tail_last : first_of(i) + step - 1;
+        }
+        // The bounds of the chunk about to be appended.
+        void add_bounds(int64_t first, int64_t last) {
+            // The usual case, a whole step after a whole step, inline (64 per tile).
+            if (regular && !chunks.empty() && tail_last - tail_first + 1 == step && first == tail_last + 1 &&
+                last >= first) {
+                tail_first = first;
+                tail_last = last;
+                return;
+            }
+            add_bounds_slow(first, last);
+        }
+        void add_bounds_slow(int64_t first, int64_t last);
         size_t live_from = 0;       // chunks before it are all removed
         size_t live = 0;            // chunks not removed
         size_t landed_in_order = 0; // chunks [0, this) landed in order, times rising; none after
         bool in_order = true;       // every landing so far came in that order
         int64_t lowest = 0, highest = 0;  // bytes any chunk ever covered
-        AsyncWrite write(const Chunk& c) const;
+        AsyncWrite write(size_t i) const;  // chunk i as a write
     };
     static bool continues(const Run& run, const AsyncWrite& w);
     std::vector<Run> runs_;

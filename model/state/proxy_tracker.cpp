@@ -15,12 +15,34 @@ ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers
       cp_base_(cp_agents ? num_threads : num_threads + num_barriers),
       tma_base_(cp_agents ? 2 * num_threads : num_threads),
       clock_(cp_agents ? 2 * num_threads + num_barriers : num_threads + num_barriers + 1, 0),
-      known_(clock_.size(), std::make_shared<const VectorClock>(clock_.size(), 0)),
+      rows_(1, Row{VectorClock(clock_.size(), 0), static_cast<uint32_t>(clock_.size())}),
+      row_(clock_.size(), 0),
       fences_(num_threads),
       cp_waited_(num_threads, 0),
       known_at_fence_(num_threads),
       granule_count_(static_cast<size_t>((smem_bytes + kGranule - 1) / kGranule)),
       live_block_((clock_.size() + kBlockAgents - 1) / kBlockAgents, 0) {}
+
+uint32_t ProxyTracker::new_row() {
+    if (free_rows_.empty()) {
+        rows_.emplace_back();
+        return static_cast<uint32_t>(rows_.size() - 1);
+    }
+    const uint32_t r = free_rows_.back();
+    free_rows_.pop_back();
+    return r;
+}
+
+void ProxyTracker::forget_acquire() {
+    drop(last_acquire_.from);
+    drop(last_acquire_.to);
+    last_acquire_.from = last_acquire_.to = kNoRow;
+}
+
+void ProxyTracker::forget_release() {
+    drop(last_release_.row);
+    last_release_ = {};
+}
 
 void ProxyTracker::make_live(size_t block) {
     live_block_[block] = 1;
@@ -117,31 +139,47 @@ void ProxyTracker::join_live(VectorClock& into, const VectorClock& from) const {
 }
 
 VectorClock ProxyTracker::row_of(int agent) const {
-    VectorClock row = *known_.at(agent);
+    VectorClock row = row_clock(agent);
     row[agent] = clock_[agent];
     return row;
 }
 
 void ProxyTracker::cta_sync(const std::vector<int>& threads) {
-    auto all = std::make_shared<VectorClock>(clock_.size(), 0);
     for (int t : threads) tick(t);  // first: a block made live by these ticks is joined too
     // Each distinct row once (most threads share one), then the own clocks.
-    std::vector<const VectorClock*> joined;
-    for (int t : threads) {
-        const VectorClock* row = known_.at(t).get();
-        if (std::find(joined.begin(), joined.end(), row) != joined.end()) continue;
-        joined.push_back(row);
-        join_live(*all, *row);
+    std::vector<uint32_t> joined;
+    bool ascending = true;
+    for (size_t i = 0; i < threads.size(); ++i) {
+        const uint32_t row = row_.at(threads[i]);
+        if (i > 0 && threads[i] <= threads[i - 1]) ascending = false;
+        if (std::find(joined.begin(), joined.end(), row) == joined.end()) joined.push_back(row);
     }
-    for (int t : threads) (*all)[t] = std::max((*all)[t], clock_[t]);
-    const SharedClock shared = std::move(all);
-    for (int t : threads) known_[t] = shared;
+    if (joined.size() == 1 && ascending) {
+        // Every thread is on one row, and if nothing else (but the memos) holds it, the join
+        // is that row with the own clocks raised: done in place, not in a new 532-byte row.
+        // (The join of one row into zeros is the row: it is zero outside the live blocks.)
+        const uint32_t r = joined.front();
+        const uint32_t memo_refs = (last_acquire_.from == r) + (last_acquire_.to == r) + (last_release_.row == r);
+        if (rows_[r].refs == threads.size() + memo_refs) {
+            if (last_acquire_.from == r || last_acquire_.to == r) forget_acquire();
+            if (last_release_.row == r) forget_release();
+            VectorClock& row = rows_[r].clock;
+            for (int t : threads) row[t] = std::max(row[t], clock_[t]);
+            return;
+        }
+    }
+    const uint32_t all = new_row();
+    VectorClock& clock = rows_[all].clock;
+    clock.assign(clock_.size(), 0);
+    for (const uint32_t row : joined) join_live(clock, rows_[row].clock);
+    for (int t : threads) clock[t] = std::max(clock[t], clock_[t]);
+    for (int t : threads) point(t, all);
 }
 
 VectorClock ProxyTracker::known_by(const std::vector<int>& threads) const {
     VectorClock all = empty_clock();
     for (int t : threads) {
-        join_live(all, *known_.at(t));
+        join_live(all, row_clock(t));
         all[t] = std::max(all[t], clock_[t]);
     }
     return all;
@@ -151,13 +189,15 @@ void ProxyTracker::release_into(int thread, VectorClock& accumulated) {
     tick(thread);
     if (accumulated.size() != clock_.size()) {
         accumulated = empty_clock();
-        last_release_ = {};
+        forget_release();
     }
-    const SharedClock& row = known_.at(thread);
+    const uint32_t row = row_.at(thread);
     const bool joined_before = last_release_.into == &accumulated && last_release_.row == row &&
                                last_release_.live_generation == live_generation_;
     if (!joined_before) {
-        join_live(accumulated, *row);
+        join_live(accumulated, rows_[row].clock);
+        hold(row);
+        drop(last_release_.row);
         last_release_ = ReleaseMemo{&accumulated, row, live_generation_};
     }
     accumulated[thread] = std::max(accumulated[thread], clock_[thread]);
@@ -167,14 +207,14 @@ void ProxyTracker::acquire(int thread, const VectorClock& released) { acquire_ea
 
 void ProxyTracker::acquire_each(const int* threads, size_t count, const VectorClock& released) {
     if (released.size() != clock_.size()) return;
-    bool memo_holds_released = false;  // last_acquire_->released == released, known in this call
+    bool memo_holds_released = false;  // last_acquire_.released == released, known in this call
     for (size_t i = 0; i < count; ++i) {
         const int thread = threads[i];
         // The threads of a warp acquire one phase one after another, from one row: they
         // share the first one's result (its blocks went live then; they stay live).
-        if (last_acquire_ && last_acquire_->from == known_[thread] &&
-            (memo_holds_released || last_acquire_->released == released)) {
-            known_[thread] = last_acquire_->to;
+        if (last_acquire_.from != kNoRow && last_acquire_.from == row_.at(thread) &&
+            (memo_holds_released || last_acquire_.released == released)) {
+            point(thread, last_acquire_.to);
             memo_holds_released = true;
             continue;
         }
@@ -193,16 +233,21 @@ void ProxyTracker::acquire_new(int thread, const VectorClock& released) {
         if (any) make_live(b);
     }
     // The own entry stays the thread's clock (known()); the row's entry for the thread is
-    // what others of this row know of it, which the release may raise.
-    auto joined = std::make_shared<VectorClock>(*known_[thread]);
-    join_live(*joined, released);
-    // The memo's clock buffer is reused: a fresh 1 KB copy per wait was an allocation and a
-    // free of a cold block at 132 CTAs.
-    if (!last_acquire_) last_acquire_.emplace();
-    last_acquire_->from = known_[thread];
-    last_acquire_->to = joined;
-    last_acquire_->released.assign(released.begin(), released.end());
-    known_[thread] = std::move(joined);
+    // what others of this row know of it, which the release may raise. A freed row's
+    // buffer takes the copy: a fresh 532-byte clock per wait was an allocation of a cold
+    // block at 132 CTAs.
+    const uint32_t from = row_.at(thread);
+    const uint32_t joined = new_row();
+    rows_[joined].clock = rows_[from].clock;
+    join_live(rows_[joined].clock, released);
+    // The memo: `from` and `joined` held by it, the released clock copied into its buffer.
+    hold(from);
+    hold(joined);
+    forget_acquire();
+    last_acquire_.from = from;
+    last_acquire_.to = joined;
+    last_acquire_.released.assign(released.begin(), released.end());
+    point(thread, joined);
 }
 
 bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {

@@ -19,7 +19,6 @@
 // phase their complete_tx belongs to. A thread that fences after its group wait covers
 // its cp.async data (B14), which is rule (a) with the fence seeing the agent's write.
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -126,16 +125,35 @@ private:
         return cp_agents_ ? agent >= cp_base_ && agent < cp_base_ + threads_ : agent == cp_base_;
     }
     std::vector<uint32_t> clock_;                 // own logical time per agent
-    // What agent t knows of agent u (u != t): (*known_[t])[u]; of itself, its own clock_[t].
-    // Rows are shared, as in ClusterClock: a CTA sync gives every thread one row and the
-    // threads of a warp that acquire one phase one after another share the result, so a sync
-    // joins one row per distinct row and an acquire of the same release is a pointer copy.
-    // A full-chip stream's 128 threads joining 128 rows at every sync and wait were the
-    // model's largest cost.
-    using SharedClock = std::shared_ptr<const VectorClock>;
-    std::vector<SharedClock> known_;
+    // What agent t knows of agent u (u != t): rows_[row_[t]].clock[u]; of itself, its own
+    // clock_[t]. Rows are shared, as in ClusterClock: a CTA sync gives every thread one row
+    // and the threads of a warp that acquire one phase one after another share the result,
+    // so a sync joins one row per distinct row and an acquire of the same release is an
+    // index copy. A full-chip stream's 128 threads joining 128 rows at every sync and wait
+    // were the model's largest cost. The rows are counted by hand and named by a 4-byte
+    // index per agent: as 16-byte shared_ptrs, a warp's 32 were 8 lines to read and write at
+    // each wait and a sync's 128 were 32, cold again at 132 CTAs.
+    struct Row {
+        VectorClock clock;
+        uint32_t refs = 0;  // agents and memos that hold it; at 0 its index is free
+    };
+    std::vector<Row> rows_;
+    std::vector<uint32_t> free_rows_;  // their clocks' buffers are reused by the next row
+    std::vector<uint32_t> row_;        // per agent
+    static constexpr uint32_t kNoRow = UINT32_MAX;
+    uint32_t new_row();  // an unheld row (refs 0), its clock to be filled
+    void hold(uint32_t r) { ++rows_[r].refs; }
+    void drop(uint32_t r) {
+        if (r != kNoRow && --rows_[r].refs == 0) free_rows_.push_back(r);
+    }
+    void point(int agent, uint32_t r) {  // held first: r may be the agent's row already
+        hold(r);
+        drop(row_[agent]);
+        row_[agent] = r;
+    }
+    const VectorClock& row_clock(int agent) const { return rows_[row_.at(agent)].clock; }
     uint32_t known(int row, int agent) const {
-        return row == agent ? clock_.at(agent) : (*known_.at(row)).at(agent);
+        return row == agent ? clock_.at(agent) : row_clock(row).at(agent);
     }
     // A row with the own entry filled in, as the thread itself sees it.
     VectorClock row_of(int agent) const;
@@ -154,26 +172,29 @@ private:
     int64_t generic_first_ = 0, generic_end_ = 0;
     std::vector<uint8_t> live_block_;                     // per block of kBlockAgents agents
     std::vector<std::pair<size_t, size_t>> live_spans_;  // [first, end) agents of live blocks
-    // The last acquire: rows equal to `from` that learn `released` become `to`. Held as
-    // owners, so a freed row's address can never alias the cached one.
+    // The last acquire: agents on row `from` that learn `released` move to row `to`. Both
+    // rows are held, so neither index can be reused for another row while cached.
     struct AcquireMemo {
-        SharedClock from, to;
+        uint32_t from = kNoRow, to = kNoRow;
         VectorClock released;
     };
-    std::optional<AcquireMemo> last_acquire_;
+    AcquireMemo last_acquire_;
+    void forget_acquire();
     // acquire's work when the memo does not apply; makes the new memo.
     void acquire_new(int thread, const VectorClock& released);
     // The last release_into: a TMA landing releases its barrier's TMA agent into the phase
     // once per 256-byte chunk (64 times a tile), joining the same row into the same clock.
     // Joins only raise entries, and that clock changes only by release_into or by being
     // cleared (then resized, which drops the memo), so joining the same row again, with
-    // no other release_into and no block made live in between, changes nothing.
+    // no other release_into and no block made live in between, changes nothing. A row
+    // changes in place only in cta_sync, which drops the memos that hold it.
     struct ReleaseMemo {
         const VectorClock* into = nullptr;
-        SharedClock row;  // held, so its address is not reused by another row
+        uint32_t row = kNoRow;  // held, so its index is not reused by another row
         uint64_t live_generation = 0;
     };
     ReleaseMemo last_release_;
+    void forget_release();
     uint64_t live_generation_ = 0;  // make_live calls
 };
 

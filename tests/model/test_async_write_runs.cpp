@@ -3,6 +3,9 @@
 // which race comes first, and landings out of chunk order.
 #include <catch2/catch.hpp>
 
+#include <utility>
+#include <vector>
+
 #include "model/state/async_write_registry.h"
 
 using tmasim::model::AsyncWrite;
@@ -106,4 +109,42 @@ TEST_CASE("async writes: chunks landing out of order are pruned one by one", "[m
     CHECK(reg.check(0, 0, 128 * kChunk - 1, tracker, obs)->write.first == 80 * kChunk);
     land(reg, tracker, c, 80);
     CHECK(reg.check(0, 80 * kChunk, 80 * kChunk, tracker, obs));  // landed, not published
+}
+
+TEST_CASE("async writes: chunks that break the equal-step pattern keep their own bounds", "[model][races]") {
+    ProxyTracker tracker(2, 64 * 1024, 1);
+    const BarrierObservations obs = no_waits();
+    // One run (same op, agent, phase) whose bytes go: two whole steps, a short chunk, then a
+    // chunk after a gap, then one overlapping it. Each race must name the chunk's own bytes.
+    const std::vector<std::pair<int64_t, int64_t>> bounds = {
+        {0, 15}, {16, 31}, {32, 39}, {64, 79}, {72, 95}};
+    for (const bool regular_tail : {false, true}) {
+        AsyncWriteRegistry reg;
+        std::vector<std::pair<int64_t, int64_t>> used = bounds;
+        if (regular_tail) used = {{0, 15}, {16, 31}, {32, 40}};  // regular: the last chunk is longer
+        for (const auto& [first, last] : used) {
+            AsyncWrite w;
+            w.kind = AsyncWrite::Kind::tma;
+            w.first = first;
+            w.last = last;
+            w.agent = tracker.tma_agent(0);
+            w.op = 1;
+            w.barrier = 0;
+            reg.add(w);
+        }
+        CHECK(reg.size() == used.size());
+        for (const auto& [first, last] : used) {
+            const auto race = reg.check(0, last, last, tracker, obs);
+            REQUIRE(race);
+            // The first chunk (in id order) holding byte `last`.
+            for (const auto& [f, l] : used)
+                if (f <= last && last <= l) {
+                    CHECK(race->write.first == f);
+                    CHECK(race->write.last == l);
+                    break;
+                }
+        }
+        CHECK_FALSE(reg.check(0, 200, 300, tracker, obs));
+        if (!regular_tail) CHECK_FALSE(reg.check(0, 40, 63, tracker, obs));  // the gap
+    }
 }

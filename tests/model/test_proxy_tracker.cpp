@@ -220,3 +220,32 @@ TEST_CASE("proxy: a tracker without cp.async agents answers as one with them", "
     CHECK(compact.cp_agent(3) == compact.cp_agent(60));
     CHECK_THROWS_AS(compact.advance(compact.cp_agent(3)), std::logic_error);
 }
+
+TEST_CASE("proxy: a sync of threads alone on a row raises it in place, and the cached acquire is not reused",
+          "[model][proxy]") {
+    // Threads 0 and 1 acquire one release (cached: the row they had -> the row they got);
+    // threads 2 and 3 do not. A sync of 0 and 1 finds their row held only by them and the
+    // cache, and raises it in place. Thread 2 then acquires the same release from the row
+    // the cache started from: it must learn the release, not the sync it was not in.
+    ProxyTracker p(4, 256, 1, false);
+    const int agent = p.tma_agent(0);
+    p.advance(agent);
+    VectorClock phase = p.empty_clock();
+    p.release_into(agent, phase);
+    const int pair[] = {0, 1};
+    p.acquire_each(pair, 2, phase);
+    p.cta_sync({0, 1});
+    p.cta_sync({0, 1});  // again: the row is the pair's alone now, the cache dropped
+    const uint32_t synced = p.time_of(0);
+    CHECK(p.knows(1, 0, synced));
+    p.acquire(2, phase);
+    CHECK(p.knows(2, agent, p.time_of(agent)));
+    CHECK_FALSE(p.knows(2, 0, 1));
+    CHECK_FALSE(p.knows(2, 1, 1));
+    CHECK_FALSE(p.knows(3, agent, 1));
+    // A sync of all four: each learns the others' clocks, 0 and 1 theirs from before.
+    p.cta_sync({0, 1, 2, 3});
+    for (int t = 0; t < 4; ++t)
+        for (int u = 0; u < 4; ++u) CHECK(p.knows(t, u, p.time_of(u)));
+    CHECK(p.knows(3, agent, p.time_of(agent)));
+}

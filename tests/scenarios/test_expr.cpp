@@ -107,3 +107,32 @@ TEST_CASE("C++ emission comes from the AST, not from the source text") {
     CHECK(f.find("1.000000000e+00f") != std::string::npos);
     CHECK(parse("(i/2)%2").text() == "(i / 2) % 2");
 }
+
+TEST_CASE("integer refusals keep their whole text (built out of line)") {
+    const std::string range = "\"; allowed: results in -9223372036854775808..9223372036854775807 (64-bit)";
+    auto refusal = [](const std::string& text, const Expr::IntEnv& env) {
+        try {
+            parse(text).eval_int(env);
+        } catch (const ScenarioError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string at = "f.yaml:3:10: error: coords: ";
+    CHECK(refusal("9223372036854775807 + i", {{"i", 1}}) ==
+          at + "9223372036854775807 + 1 overflows while evaluating \"9223372036854775807 + i" + range);
+    CHECK(refusal("-9223372036854775807 - i", {{"i", 2}}) ==
+          at + "-9223372036854775807 - 2 overflows while evaluating \"-9223372036854775807 - i" + range);
+    CHECK(refusal("i / -1", {{"i", INT64_MIN}}) ==
+          at + "-9223372036854775808 / -1 overflows while evaluating \"i / -1" + range);
+    CHECK(refusal("i % -1", {{"i", INT64_MIN}}) ==
+          at + "-9223372036854775808 % -1 overflows while evaluating \"i % -1" + range);
+    CHECK(refusal("3 << 62", {}) == at + "3 << 62 overflows while evaluating \"3 << 62" + range);
+    CHECK(refusal("-i", {{"i", INT64_MIN}}) ==
+          at + "-(-9223372036854775808) overflows while evaluating \"-i" + range);
+    CHECK(refusal("1 << i", {{"i", 64}}) ==
+          at + "shift by 64 while evaluating \"1 << i\"; allowed: shift amounts 0..63");
+    CHECK(refusal("1 / i", {{"i", 0}}) == at + "division by zero while evaluating \"1 / i\"");
+    CHECK(refusal("j + 1", {{"i", 0}}) == at + "unknown variable 'j' in \"j + 1\"");
+    CHECK(refusal("64.5", {}) == at + "\"64.5\" has the non-integer 64.5; allowed: integers here");
+}
