@@ -17,7 +17,9 @@
 # hundreds of cycles late); traced_repeats.txt lists the N spans, the kept one first.
 # WARM=N (default 0) runs every scenario with `--warm-launches N` (the recorded launch after N
 # launches of the same kernel: code, constants and page mappings warm) and names the archive
-# held_<gpu>_warm<N>.tar.gz. Only a folder's own scenarios run, not those of its subfolders
+# held_<gpu>_warm<N>.tar.gz (WARM=20 over every split folder, traced x3: 127-281 s of an H200 per
+# third of the folders; on an H100 the whole set did not fit one 600 s device call, so split the
+# folders over calls). Only a folder's own scenarios run, not those of its subfolders
 # (calibrate/full_chip: full-chip runs, recorded untraced by gpu_session.sh).
 set -uo pipefail
 export TMASIM_ARCH_DIR=$PWD/model/arch LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
