@@ -1,7 +1,5 @@
 #include "model/ops/copy_issuer.h"
 
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <tuple>
 
@@ -94,25 +92,7 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         races.async_write_issue(r.site, thread, first, last - first + 1);
         if (Cluster* cl = cta_.tracking_cluster())  // else 0, as a cluster of one answers
             r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
-        const int64_t chunk = std::max<int64_t>(16, std::llround(cta_.run().timing.tma_complete_tx_chunk_bytes));
-        int first_write_id = -1;
-        for (int64_t done = 0; done < r.bytes; done += chunk) {
-            AsyncWrite w;
-            w.kind = AsyncWrite::Kind::tma;
-            w.first = first + done;
-            w.last = done + chunk >= r.bytes ? last : std::min(last, first + done + chunk - 1);
-            w.agent = cta_.tracker().tma_agent(r.barrier);
-            w.op = op_.id;
-            w.issuer = thread;
-            w.barrier = r.barrier;
-            w.issue_phase = cta_.barriers().at(r.barrier).state.phase();
-            const int id = cta_.async_writes().add(w);
-            if (done == 0) first_write_id = id;
-            else if (id != first_write_id + static_cast<int>(done / chunk))
-                throw std::logic_error("model: a load's chunks were not registered as consecutive writes");
-        }
-        r.chunks = TmaRequest::ChunkRun(first, last, r.bytes, chunk, first_write_id);
-        cta_.async_writes().prune(cta_.tracker());
+        r.chunks = cta_.register_tma_landing(r.barrier, thread, op_.id, first, last, r.bytes);
         return;
     }
     // Stores, reduces and scatters: the source stays protected until wait_group_read

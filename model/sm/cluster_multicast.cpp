@@ -1,7 +1,5 @@
 #include "model/sm/cluster_multicast.h"
 
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -35,31 +33,13 @@ int64_t fetch_latency(CtaModule& cta, const TmaRequest& r) {
 }
 
 // Registers the destination's copy in its AsyncWriteRegistry, chunk by chunk as a load
-// credits its barrier (CopyIssuer does the same for a load into its own CTA).
+// credits its barrier (CtaModule::register_tma_landing, as for a load into its own CTA).
 void register_delivery(Cluster& cluster, CtaModule& dest, TmaRequest& d, int barrier) {
     d.barrier = barrier;
     const auto [first, last] = RequestBytes(d, dest.run().global.tensor(d.tensor)).smem_span();
     // Peers' accesses of the bytes race with the delivery until they learn its phase.
     d.cluster_time = cluster.tma_write_issued(dest, barrier, d.op->id, first, last - first + 1);
-    const int64_t chunk = std::max<int64_t>(16, std::llround(dest.run().timing.tma_complete_tx_chunk_bytes));
-    int first_write_id = -1;
-    for (int64_t done = 0; done < d.bytes; done += chunk) {
-        AsyncWrite w;
-        w.kind = AsyncWrite::Kind::tma;
-        w.first = first + done;
-        w.last = done + chunk >= d.bytes ? last : std::min(last, first + done + chunk - 1);
-        w.agent = dest.tracker().tma_agent(barrier);
-        w.op = d.op->id;
-        w.issuer = d.thread;
-        w.barrier = barrier;
-        w.issue_phase = dest.barriers().at(barrier).state.phase();
-        const int id = dest.async_writes().add(w);
-        if (done == 0) first_write_id = id;
-        else if (id != first_write_id + static_cast<int>(done / chunk))
-            throw std::logic_error("model: a load's chunks were not registered as consecutive writes");
-    }
-    d.chunks = TmaRequest::ChunkRun(first, last, d.bytes, chunk, first_write_id);
-    dest.async_writes().prune(dest.tracker());
+    d.chunks = dest.register_tma_landing(barrier, d.thread, d.op->id, first, last, d.bytes);
 }
 
 }  // namespace

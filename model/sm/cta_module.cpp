@@ -3,6 +3,8 @@
 
 #include "model/sm/cta_module.h"
 
+#include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <stdexcept>
 #include <utility>
@@ -153,6 +155,29 @@ size_t CtaModule::open_credits(int barrier, const TmaRequest::ChunkRun& chunks, 
         probe.complete_tx(c.credit);
     }
     return n;
+}
+
+TmaRequest::ChunkRun CtaModule::register_tma_landing(int barrier, int issuer, int op_id, int64_t first,
+                                                     int64_t last, int64_t bytes) {
+    const int64_t chunk = std::max<int64_t>(16, std::llround(run_.timing.tma_complete_tx_chunk_bytes));
+    int first_write_id = -1;
+    for (int64_t done = 0; done < bytes; done += chunk) {
+        AsyncWrite w;
+        w.kind = AsyncWrite::Kind::tma;
+        w.first = first + done;
+        w.last = done + chunk >= bytes ? last : std::min(last, first + done + chunk - 1);
+        w.agent = tracker_.tma_agent(barrier);
+        w.op = op_id;
+        w.issuer = issuer;
+        w.barrier = barrier;
+        w.issue_phase = barriers_.at(barrier).state.phase();
+        const int id = async_writes_.add(w);
+        if (done == 0) first_write_id = id;
+        else if (id != first_write_id + static_cast<int>(done / chunk))
+            throw std::logic_error("model: a load's chunks were not registered as consecutive writes");
+    }
+    async_writes_.prune(tracker_);
+    return TmaRequest::ChunkRun(first, last, bytes, chunk, first_write_id);
 }
 
 void CtaModule::complete_tx_run(int barrier, const TmaRequest::ChunkRun& chunks, size_t first,

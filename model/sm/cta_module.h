@@ -76,6 +76,12 @@ public:
     // would take one by one without breaking a rule or completing the phase, in a CTA whose
     // cluster is not tracked (0 otherwise): those can go through complete_tx_run.
     size_t open_credits(int barrier, const TmaRequest::ChunkRun& chunks, size_t first);
+    // A TMA load's (or a multicast delivery's) bytes [first, last] of this CTA's shared memory,
+    // landing by thread `issuer`'s op `op_id` on `barrier`: registered in async_writes() chunk
+    // by chunk as the load credits the barrier (tma_complete_tx_chunk_bytes), then pruned.
+    // Returns the chunks as the rule that cut them.
+    TmaRequest::ChunkRun register_tma_landing(int barrier, int issuer, int op_id, int64_t first, int64_t last,
+                                              int64_t bytes);
     // barrier_action(complete_tx) for chunks [first, first + count), which open_credits
     // allowed, once their bytes landed: the same barrier state, log and released clock,
     // with one release_into and one wake-up instead of one per chunk. The caller has made

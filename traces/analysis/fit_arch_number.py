@@ -21,6 +21,14 @@ LINE = {"traced": r"^per-trace median relative error .*median ([\d.]+)%, p90 ([\
         "untraced": r"^untraced kernel-time relative error .*median ([\d.]+)%, p90 ([\d.]+)%$"}
 
 
+def set_arch_number(text, param, value, path="the config"):
+    """An arch config's text with `param`'s value replaced by `value`."""
+    text, n = re.subn(r"(\n  %s:\s*\n\s*value:\s*)[-\d.]+" % re.escape(param), r"\g<1>%g" % value, text)
+    if n != 1:
+        sys.exit(f"fit_arch_number: no {param} value in {path}")
+    return text
+
+
 def fit(param, values, metric, gpu, tmasim, quiet=False):
     """[(value, median, p90)] over `values`, in order."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -33,9 +41,7 @@ def fit(param, values, metric, gpu, tmasim, quiet=False):
             path = os.path.join(arch_dir, arch + ".yaml")
             with open(path) as fh:
                 text = fh.read()
-            text, n = re.subn(r"(\n  %s:\s*\n\s*value:\s*)[-\d.]+" % re.escape(param), r"\g<1>%g" % value, text)
-            if n != 1:
-                sys.exit(f"fit_arch_number: no {param} value in {path}")
+            text = set_arch_number(text, param, value, path)
             with open(path, "w") as fh:
                 fh.write(text)
             env = dict(os.environ, TMASIM_ARCH_DIR=arch_dir)

@@ -15,10 +15,11 @@ usage (from the repository root):
       [--tmasim build/cli/tmasim]
 Stdlib only.
 """
-import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_scaling import ARCH_OF_GPU  # noqa: E402
+from fit_arch_number import set_arch_number  # noqa: E402
 from split import split_traces  # noqa: E402
 
 
@@ -68,7 +69,7 @@ def main():
         with open(recorded) as fh:
             level = json.loads(fh.readline()).get("extra", {}).get("trace_level", "all")
         with open(config, "w") as fh:
-            fh.write(re.sub(r"(\n  kernel_prologue_cycles:\n    value: )[\d.]+", r"\g<1>%d" % first, text))
+            fh.write(set_arch_number(text, "kernel_prologue_cycles", first, config))
         base = median_error(a.tmasim, arch, scenario, recorded, level, dict(os.environ), out)
         known = median_error(a.tmasim, arch, scenario, recorded, level, dict(os.environ, TMASIM_ARCH_DIR=arch_dir), out)
         as_is.append(base)
