@@ -39,6 +39,7 @@ struct RunArgs {
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
     std::string l2 = "inputs";  // model: what the launch finds in L2 (model/core/l2_at_launch.h)
+    std::string trace_words = "auto";  // model: where the traced kernel keeps its clock words
     int warm_launches = 1;            // device: launches before the recorded one (code and pages warm)
     std::string shared_dump = "auto";  // device: copy the final shared buffers out (auto: unless --trace none)
     bool quiet = false;
@@ -50,7 +51,7 @@ struct RunArgs {
     bool line_info = false;     // device: NVRTC -lineinfo (hidden; what --sanitize runs under the tool)
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
-                *max_work_opt = nullptr, *l2_opt = nullptr, *shared_dump_opt = nullptr,
+                *max_work_opt = nullptr, *l2_opt = nullptr, *trace_words_opt = nullptr, *shared_dump_opt = nullptr,
                 *warm_opt = nullptr;
 };
 
@@ -68,6 +69,7 @@ void reject_foreign_options(const RunArgs& a) {
         reject(a.seed_opt, "--seed", "model");
         reject(a.max_work_opt, "--max-work", "model");
         reject(a.l2_opt, "--l2", "model");
+        reject(a.trace_words_opt, "--trace-words-in", "model");
     } else {
         reject(a.watchdog_opt, "--watchdog", "device");
         reject(a.cache_opt, "--cache-dir", "device");
@@ -114,6 +116,7 @@ int run_many(const RunArgs& a) {
     o.model.max_work = a.max_work;
     o.model.trace = trace_level_of(a);
     model::parse_l2_at_launch(a.l2, o.model.l2);  // CLI checked the spelling
+    model::parse_trace_words_at(a.trace_words, o.model.trace_words);
     o.model.unchanged_input_bytes = a.memory_bytes == "all";
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
@@ -212,6 +215,7 @@ int run(RunArgs& a) {
         opt.max_work = a.max_work;
         opt.trace = trace_level_of(a);
         model::parse_l2_at_launch(a.l2, opt.l2);
+        model::parse_trace_words_at(a.trace_words, opt.trace_words);
         opt.unchanged_input_bytes = a.memory_bytes == "all";
         result = run_model(scenario, opt);
     }
@@ -305,6 +309,15 @@ void add_run_command(CLI::App& app, Action& action) {
                                 "read, where the global tensors fit in L2 (a benchmark's repeated launches)")
                     ->check(CLI::IsMember({"inputs", "cold", "warm"}))
                     ->capture_default_str();
+    a->trace_words_opt =
+        sub->add_option("--trace-words-in", a->trace_words,
+                        "Model, with --trace all|waits: where the predicted traced kernel keeps its clock words, "
+                        "as a device trace's header says (trace_words_in). shared: a timed barrier's end clock "
+                        "waits for their store; global: a __syncwarp holds it; auto: global for a kernel with "
+                        "cp.async, shared otherwise (the executor also moves them to global memory where shared "
+                        "memory has no room, which only it can tell)")
+            ->check(CLI::IsMember({"auto", "shared", "global"}))
+            ->capture_default_str();
     sub->add_option("--memory-bytes", a->memory_bytes,
                     "Which images the trace holds the bytes of: changed (default: an input of 1 MiB or more "
                     "that the run left as the scenario declared it is written as its size and hash only, "

@@ -38,6 +38,7 @@ const std::vector<ParamEntry>& param_table() {
         {"mbarrier_arrive_expect_tx_cycles", &TimingParams::mbarrier_arrive_expect_tx_cycles},
         {"mbarrier_wait_resume_cycles", &TimingParams::mbarrier_wait_resume_cycles},
         {"mbarrier_lane_wait_resume_cycles", &TimingParams::mbarrier_lane_wait_resume_cycles},
+        {"mbarrier_lane_wait_min_cycles", &TimingParams::mbarrier_lane_wait_min_cycles},
         {"mbarrier_wait_ready_cycles", &TimingParams::mbarrier_wait_ready_cycles},
         {"bar_arrive_cycles", &TimingParams::bar_arrive_cycles},
         {"sync_cycles", &TimingParams::sync_cycles},

@@ -23,6 +23,7 @@ struct TimingParams {
     double mbarrier_arrive_expect_tx_cycles = 0;
     double mbarrier_wait_resume_cycles = 0;  // from phase completion to the blocked warp running
     double mbarrier_lane_wait_resume_cycles = 0;  // the same when only some of the warp's lanes wait
+    double mbarrier_lane_wait_min_cycles = 0;     // such a lane's blocked wait lasts at least this
     double mbarrier_wait_ready_cycles = 0;   // a wait whose phase had already completed (try_wait's own cost)
     double bar_arrive_cycles = 0;            // bar.arrive: the arriving warp's cost (it does not wait)
     double sync_cycles = 0;                  // bar.sync once the last warp arrived

@@ -75,11 +75,13 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     quiet_systemc_reports();
     RunResult result;
     int64_t span_cycles = -1;
+    bool sim_trace_words_in_shared = true;
     {
         FreshSimContext context;
-        model::Simulation sim(scenario, arch, options.trace, options.l2);
+        model::Simulation sim(scenario, arch, options.trace, options.l2, options.trace_words);
         result = sim.run(options.unchanged_input_bytes);
         span_cycles = sim.kernel_span_cycles();
+        sim_trace_words_in_shared = sim.trace_words_in_shared();
     }
     result.provenance = provenance_for(scenario, "model");
     Provenance& p = result.provenance;
@@ -91,6 +93,8 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     p.extra["model_gpu"] = arch.gpu();
     p.extra["trace_level"] = to_string(options.trace);  // which kernel it predicts: the device's key
     if (options.l2 != model::L2AtLaunch::inputs) p.extra["l2"] = model::to_string(options.l2);
+    if (options.trace != TraceLevel::none)  // the device's key: where the predicted kernel keeps its clock words
+        p.extra["trace_words_in"] = sim_trace_words_in_shared ? "shared" : "global";
     if (span_cycles >= 0) {  // the device's key too: first warp entry to last warp exit
         p.extra["kernel_span_cycles"] = std::to_string(span_cycles);
         p.extra["kernel_span_ns"] = std::to_string(std::llround(static_cast<double>(span_cycles) * 1000.0 /

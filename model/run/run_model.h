@@ -8,6 +8,7 @@
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 #include "model/core/l2_at_launch.h"
+#include "model/core/trace_words_at.h"
 #include "scenarios/trace_level.h"
 
 namespace tmasim::model {
@@ -31,6 +32,9 @@ struct ModelOptions {
     // What the launch finds in L2 (model/core/l2_at_launch.h). Default: the global
     // tensors as the device executor leaves them, copied in by the host just before.
     L2AtLaunch l2 = L2AtLaunch::inputs;
+    // A traced prediction's clock words (model/core/trace_words_at.h): where the recorded run kept
+    // them (its trace header's trace_words_in), or auto.
+    TraceWordsAt trace_words = TraceWordsAt::automatic;
     // false: a global tensor of at least kXxh64MinBytes that the run never wrote nor needed
     // whole comes back as its size and hash only (MemoryImage::digest_only), as its trace
     // keeps it; true: with its bytes (tmasim run --memory-bytes all).

@@ -42,9 +42,12 @@ void warm_l2(const Scenario& s, double l2_bytes, GlobalMemory& global) {
 
 }  // namespace
 
-Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace, L2AtLaunch l2)
+Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace, L2AtLaunch l2,
+                       TraceWordsAt trace_words)
     : layout_(compute_shared_layout(s)), context_(s, arch, layout_, trace) {
     context_.abort_run = [this] { abort_run(); };
+    context_.trace_words_in_shared = trace_words == TraceWordsAt::automatic ? !context_.uses_cp_async
+                                                                             : trace_words == TraceWordsAt::shared;
     if (l2 == L2AtLaunch::warm) warm_l2(s, arch.timing().l2_bytes, context_.global);
     if (l2 == L2AtLaunch::inputs) context_.inputs_in_l2 = global_footprint(s) <= arch.timing().l2_bytes;
     const int n = s.launch.num_ctas();

@@ -8,6 +8,7 @@
 
 #include "model/core/arch_config.h"
 #include "model/core/l2_at_launch.h"
+#include "model/core/trace_words_at.h"
 #include "model/sm/run_context.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
@@ -22,8 +23,9 @@ class Simulation {
 public:
     // `trace`: predict the kernel the device executor times at that level (none: untraced).
     // `l2`: what the launch finds in L2 (model/core/l2_at_launch.h).
+    // `trace_words`: where that kernel keeps its clock words (model/core/trace_words_at.h).
     Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace = TraceLevel::none,
-               L2AtLaunch l2 = L2AtLaunch::inputs);
+               L2AtLaunch l2 = L2AtLaunch::inputs, TraceWordsAt trace_words = TraceWordsAt::automatic);
     ~Simulation();
 
     // Outcome, events, diagnostics and memory; the caller fills the provenance.
@@ -31,6 +33,8 @@ public:
     RunResult run(bool unchanged_input_bytes = false);
     // Cycles from kernel entry to the last warp's exit; -1 when the run hung or faulted.
     int64_t kernel_span_cycles() const { return span_cycles_; }
+    // Where the predicted traced kernel keeps its clock words, as resolved from `trace_words`.
+    bool trace_words_in_shared() const { return context_.trace_words_in_shared; }
 
 private:
     void abort_run();

@@ -44,6 +44,9 @@ struct RunContext {
             if (op_family(op->kind) == OpFamily::cp_async) return true;
         return false;
     }();
+    // Where the traced kernel keeps its clock words (model/core/trace_words_at.h): in shared
+    // memory a timed barrier's end clock waits for their store (trace_sync_hold_cycles).
+    bool trace_words_in_shared = true;
     GlobalMemory global;
     TensorMapStates tensormaps;  // tensor maps: fields, the global objects (B15), in-flight reads
     DramChannel dram;            // HBM, shared by every CTA's TMA engine

@@ -100,7 +100,13 @@ EventSite WarpProcess::site(const Op& op, int lane) const {
 
 void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind kind,
                        const std::map<std::string, std::string>& detail) {
-    const int64_t t = now_cycles();
+    int64_t t = now_cycles();
+    // The traced kernel reads one clock per op boundary: the read that ends an op is the one
+    // that begins the next, taken after the probe's work (exec_ops spends it after the op). So
+    // an op's closing event carries the probe too, as on the device: its complete or wait_end
+    // is its successor's issue.
+    if ((kind == EventKind::complete || kind == EventKind::wait_end) && cta_.run().timed.is_timed(op))
+        t += whole_cycles(cta_.run().timing.trace_probe_cycles);
     for (int l : ev_lanes) cta_.run().log.add(site(op, l), kind, t, detail);
 }
 
@@ -168,6 +174,7 @@ int WarpProcess::barrier_index(const Op& op) const {
 void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     const std::vector<int>& ev = lanes_of(op).events;  // exec's lanes are lanes_of(op).lanes
     emit(op, ev, EventKind::wait_begin);
+    const int64_t began = now_cycles();
     const int b = barrier_index(op);
     BarrierSlot& slot = cta_.barriers().at(b);
     const int64_t parity = eval(op.parity, 0);
@@ -191,18 +198,25 @@ void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
     // elected producer thread) resumes later than a whole blocked warp (next_warp_vote.h).
     const int live = std::min(32, cta_.num_threads() - warp_ * 32);
     const bool lane_alone = static_cast<int>(lanes.size()) < live && cta_.run().wait_meets_vote(op);
-    const double resume = lane_alone ? tp.mbarrier_lane_wait_resume_cycles : tp.mbarrier_wait_resume_cycles;
+    double resume = lane_alone ? tp.mbarrier_lane_wait_resume_cycles : tp.mbarrier_wait_resume_cycles;
+    // Such a lane, once blocked, does not run again before mbarrier_lane_wait_min_cycles have
+    // passed since its wait began, however early the phase completes
+    // (calibrate/lane_wait_arrival_delay: ~710 cycles when the arrivals come ~90 after).
+    if (lane_alone) resume = std::max(resume, tp.mbarrier_lane_wait_min_cycles - double(now_cycles() - began));
     spend(waited ? resume : tp.mbarrier_wait_ready_cycles);
     emit(op, ev, EventKind::wait_end);
 }
 
-// The barrier's own release, plus, in a traced kernel whose tracer times this barrier, the
-// hold that keeps its end clock from being read before the release (a __syncwarp or a store,
-// device/kernel_writer_trace.cpp): the untraced kernel's barrier lets the warp run ahead.
+// The barrier's own release, plus, in a traced kernel whose tracer times this barrier and keeps
+// its clock words in shared memory, the hold of the words' store that keeps its end clock from
+// being read before the release (device/kernel_writer_trace.cpp; with the words in global
+// memory a __syncwarp holds it, at no cost past the release): the untraced kernel's barrier
+// lets the warp run ahead.
 double WarpProcess::sync_release_cycles(const Op& op) const {
-    const TimingParams& tp = cta_.run().timing;
+    const RunContext& run = cta_.run();
     const bool barrier_op = op.kind == OpKind::sync || op.kind == OpKind::bar_sync;  // not convert_layout's
-    return tp.sync_cycles + (barrier_op && cta_.run().timed.is_timed(op) ? tp.trace_sync_hold_cycles : 0.0);
+    const bool store_held = barrier_op && run.trace_words_in_shared && run.timed.is_timed(op);
+    return run.timing.sync_cycles + (store_held ? run.timing.trace_sync_hold_cycles : 0.0);
 }
 
 void WarpProcess::op_sync(const Op& op, bool wait_events) {

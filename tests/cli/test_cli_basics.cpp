@@ -29,6 +29,10 @@ TEST_CASE("usage errors exit 2", "[cli]") {
     CHECK(foreign.code == 2);
     CHECK(foreign.err.find("--seed applies to the model backend only") != std::string::npos);
     CHECK(run_cli("validate /nonexistent/scenario.yaml").code == 2);
+    auto words = run_cli("run scenarios/catalog/guide/bulk_add_one_1d.yaml --backend device --trace-words-in global");
+    CHECK(words.code == 2);
+    CHECK(words.err.find("--trace-words-in applies to the model backend only") != std::string::npos);
+    CHECK(run_cli("run scenarios/catalog/guide/bulk_add_one_1d.yaml --backend model --trace-words-in registers").code == 2);
 }
 
 TEST_CASE("validate accepts the catalog", "[cli]") {

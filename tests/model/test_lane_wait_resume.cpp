@@ -29,33 +29,44 @@ shared:
                               "two_warps.yaml");
 }
 
-// Warp 0's waiter (`WAITER`) blocks on done; warp 1 loads shared memory four times, then
+// Warp 0's waiter (`WAITER`) blocks on done; warp 1 loads shared memory `loads` times, then
 // arrives; right after the wait comes `NEXT`.
-Scenario blocked_wake(const std::string& waiter, const std::string& next) {
+Scenario blocked_wake(const std::string& waiter, const std::string& next, int loads = 4) {
     return two_warps(R"(  - {op: mbarrier.init, barrier: done, count: 1, by: thread0}
   - {op: fence.mbarrier_init, by: thread0}
   - {op: sync}
   - {op: mbarrier.wait, barrier: done, parity: 0, by: )" + waiter + R"(, label: wait}
   - )" + next + R"(
-  - {op: loop, var: r, count: 4, body: [{op: shared.load, buffer: words, index: "tid", by: "warp == 1"}]}
+  - {op: loop, var: r, count: )" + std::to_string(loads) + R"(, body: [{op: shared.load, buffer: words, index: "tid", by: "warp == 1"}]}
   - {op: mbarrier.arrive, barrier: done, by: "warp == 1 && lane == 0", label: arrive}
 )", "  done: {}\n");
 }
 
-// Cycles from warp 1's arrive (issue) to warp 0's wait_end, on the H200 config.
-int64_t wake_after_arrive(const Scenario& s) {
+// Warp 1's arrive (issue), warp 0's wait_begin and wait_end, in cycles, on the H200 config.
+struct Wake {
+    int64_t arrive = -1, begin = -1, end = -1;
+};
+
+Wake wake_of(const Scenario& s) {
     ModelOptions o;
     o.arch = "h200";
     const RunResult r = run_model(s, o);
     REQUIRE(r.outcome == Outcome::ok);
-    int64_t arrive = -1, end = -1;
+    Wake w;
     for (const TraceEvent& e : r.events) {
-        if (e.op == 7 && e.kind == EventKind::issue) arrive = e.t;
-        if (e.op == 3 && e.kind == EventKind::wait_end && e.warp == 0) end = e.t;
+        if (e.op == 7 && e.kind == EventKind::issue) w.arrive = e.t;
+        if (e.op == 3 && e.warp == 0 && e.kind == EventKind::wait_begin) w.begin = e.t;
+        if (e.op == 3 && e.warp == 0 && e.kind == EventKind::wait_end) w.end = e.t;
     }
-    REQUIRE(arrive >= 0);
-    REQUIRE(end >= 0);
-    return end - arrive;
+    REQUIRE(w.arrive >= 0);
+    REQUIRE(w.begin >= 0);
+    REQUIRE(w.end >= 0);
+    return w;
+}
+
+int64_t wake_after_arrive(const Scenario& s) {
+    const Wake w = wake_of(s);
+    return w.end - w.arrive;
 }
 
 }  // namespace
@@ -66,12 +77,29 @@ TEST_CASE("lane wait: the lane waiting alone resumes late only when its warp-mat
     const std::string vote = "{op: shared.load, buffer: words, index: \"tid\", by: \"warp == 0\"}";
     // A warp-uniform branch (by: warp0): no vote.
     const std::string uniform = "{op: shared.store, buffer: words, index: \"tid\", value: 1, by: warp0}";
-    // The phase completes as the arrive issues; the waiter runs the resume later.
+    // The phase completes as the arrive issues; the waiter runs the resume later. Twenty loads
+    // put the arrival past the lone lane's shortest blocked wait (mbarrier_lane_wait_min_cycles).
     const auto lane = static_cast<int64_t>(tp.mbarrier_lane_wait_resume_cycles);
     const auto warp = static_cast<int64_t>(tp.mbarrier_wait_resume_cycles);
-    CHECK(wake_after_arrive(blocked_wake("elected", vote)) == lane);
+    const Wake late = wake_of(blocked_wake("elected", vote, 20));
+    REQUIRE(late.arrive - late.begin + lane > static_cast<int64_t>(tp.mbarrier_lane_wait_min_cycles));
+    CHECK(late.end - late.arrive == lane);
     CHECK(wake_after_arrive(blocked_wake("elected", uniform)) == warp);
     CHECK(wake_after_arrive(blocked_wake("warp0", vote)) == warp);     // the whole warp waits
+}
+
+TEST_CASE("lane wait: a lone lane's blocked wait lasts at least mbarrier_lane_wait_min_cycles", "[model][timing]") {
+    const model::TimingParams tp = model::ArchConfig::load_named("h200", TMASIM_ARCH_DIR).timing();
+    const std::string vote = "{op: shared.load, buffer: words, index: \"tid\", by: \"warp == 0\"}";
+    // No loads: the arrival comes right after the wait began (calibrate/lane_wait_arrival_delay's
+    // 0-load rounds), and the lane resumes at the floor, not the arrival's resume.
+    const Wake early = wake_of(blocked_wake("elected", vote, 0));
+    REQUIRE(early.arrive - early.begin + static_cast<int64_t>(tp.mbarrier_lane_wait_resume_cycles) <
+            static_cast<int64_t>(tp.mbarrier_lane_wait_min_cycles));
+    CHECK(early.end - early.begin == static_cast<int64_t>(tp.mbarrier_lane_wait_min_cycles));
+    // A whole warp has no floor.
+    const Wake warp = wake_of(blocked_wake("warp0", vote, 0));
+    CHECK(warp.end - warp.arrive == static_cast<int64_t>(tp.mbarrier_wait_resume_cycles));
 }
 
 TEST_CASE("lane wait: the next op the other lanes share is found past one-thread ops and loops", "[model][timing]") {

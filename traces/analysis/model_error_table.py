@@ -34,6 +34,7 @@ Stdlib only.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
+from recording import trace_words_args
 from split import split_traces
 
 ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
@@ -73,7 +74,9 @@ def model_timing(rel, recorded, level):
     if not os.path.exists(scen):
         return None
     out = os.path.join(tmp, rel.replace("/", "_") + "." + level + ".jsonl")
-    r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, scen,
+    # A traced prediction keeps its clock words where the recorded kernel kept them (the header says).
+    words = trace_words_args(recorded) if level != "none" else []
+    r = subprocess.run([args.tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, *words, scen,
                         "-o", out, "-q"], capture_output=True, text=True)
     if not os.path.exists(out):
         print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)

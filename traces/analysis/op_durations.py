@@ -16,6 +16,7 @@ import argparse, collections, json, os, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_scaling import ARCH_OF_GPU as ARCH  # noqa: E402
+from recording import trace_words_args  # noqa: E402
 from split import split_folders  # noqa: E402
 
 ROOT = "traces/recorded/NVIDIA-H200"
@@ -58,7 +59,8 @@ def model_trace(dev_path, tmp, tmasim):
     if not os.path.exists(scen):
         return None
     out = os.path.join(tmp, rel.replace("/", "_") + ".jsonl")
-    subprocess.run([tmasim, "run", "--backend", "model", "--arch", ARCH[os.path.basename(ROOT)], "--trace", "all", scen, "-o", out, "-q"],
+    subprocess.run([tmasim, "run", "--backend", "model", "--arch", ARCH[os.path.basename(ROOT)], "--trace", "all",
+                    *trace_words_args(dev_path), scen, "-o", out, "-q"],
                    capture_output=True)
     return out if os.path.exists(out) else None
 

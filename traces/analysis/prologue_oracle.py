@@ -20,6 +20,7 @@ import argparse, json, os, shutil, statistics, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_scaling import ARCH_OF_GPU  # noqa: E402
 from fit_arch_number import set_arch_number  # noqa: E402
+from recording import trace_words_args  # noqa: E402
 from split import split_traces  # noqa: E402
 
 
@@ -36,7 +37,8 @@ def first_op_cycles(path):
 
 def median_error(tmasim, arch, scenario, recorded, level, env, out):
     """The per-op median relative error (%) of the model's run against the recording."""
-    subprocess.run([tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, scenario, "-o", out, "-q"],
+    subprocess.run([tmasim, "run", "--backend", "model", "--arch", arch, "--trace", level, *trace_words_args(recorded),
+                    scenario, "-o", out, "-q"],
                    env=env, capture_output=True, check=True)
     diff = subprocess.run([tmasim, "diff", "--json", out, recorded], capture_output=True, text=True)
     return 100 * json.loads(diff.stdout)["timing"]["events"]["median_rel_err"]
