@@ -26,6 +26,7 @@ const std::vector<ParamEntry>& param_table() {
     static const std::vector<ParamEntry> table = {
         {"sm_clock_mhz", &TimingParams::sm_clock_mhz},
         {"kernel_prologue_cycles", &TimingParams::kernel_prologue_cycles},
+        {"trace_global_words_prologue_cycles", &TimingParams::trace_global_words_prologue_cycles},
         {"trace_probe_cycles", &TimingParams::trace_probe_cycles},
         {"trace_predicate_skip_cycles", &TimingParams::trace_predicate_skip_cycles},
         {"issue_cycles", &TimingParams::issue_cycles},

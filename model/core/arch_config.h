@@ -11,6 +11,7 @@ namespace tmasim::model {
 struct TimingParams {
     double sm_clock_mhz = 0;
     double kernel_prologue_cycles = 0;       // kernel entry to the first op of a warp
+    double trace_global_words_prologue_cycles = 0;  // more, traced with the clock words in global memory
     double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)
     double trace_predicate_skip_cycles = 0;  // the traced kernel's warp passing a timed op its predicate leaves it out of
     double issue_cycles = 0;                 // a plain instruction (fences aside)

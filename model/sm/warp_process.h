@@ -102,6 +102,7 @@ public:
 
 private:
     void exec_ops(const std::vector<Op>& ops);
+    double prologue_trace_cycles() const;
     // Runs one op if any lane of this warp executes it; false when the warp skips it
     // (model/ops/warp_dispatch.cpp: the switch over the op families).
     bool exec(const Op& op);

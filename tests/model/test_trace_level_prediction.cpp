@@ -161,6 +161,27 @@ TEST_CASE("sync: the untraced barrier releases after sync_cycles, a timed one in
     CHECK(release_after_last_arrival(late_warp_sync(", trace: true"), TraceLevel::none) == traced);
 }
 
+// A traced kernel that keeps its clock words in global memory starts its first op
+// trace_global_words_prologue_cycles later (the fitting recordings' medians); the untraced
+// kernel has no words and pays nothing.
+TEST_CASE("a traced kernel with its clock words in global memory starts later", "[model][trace_level]") {
+    const model::TimingParams tp = model::ArchConfig::load_named("h200", TMASIM_ARCH_DIR).timing();
+    REQUIRE(tp.trace_global_words_prologue_cycles > 0);
+    const Scenario s = late_warp_sync("");
+    const auto first_event = [](const RunResult& r) {
+        int64_t first = -1;
+        for (const TraceEvent& e : r.events)
+            if (first < 0 || e.t < first) first = e.t;
+        return first;
+    };
+    const int64_t shared = first_event(run_at(s, TraceLevel::all, model::TraceWordsAt::shared));
+    const int64_t global = first_event(run_at(s, TraceLevel::all, model::TraceWordsAt::global));
+    CHECK(shared >= static_cast<int64_t>(tp.kernel_prologue_cycles));
+    CHECK(global - shared == static_cast<int64_t>(tp.trace_global_words_prologue_cycles + 0.5));
+    CHECK(first_event(run_at(s, TraceLevel::none, model::TraceWordsAt::global)) ==
+          first_event(run_at(s, TraceLevel::none, model::TraceWordsAt::shared)));
+}
+
 // The traced kernel reads the clock that ends each timed op in every warp, and a warp that a
 // predicate leaves out of an op pays its vote and the jump past the op's code: measured at
 // 96.6 cycles per passed op on the H200 (traces/analysis/skipped_ops.py), far more than the
