@@ -140,18 +140,17 @@ TEST_CASE("sync: the untraced barrier releases after sync_cycles, a timed one in
     const int64_t untraced = release_after_last_arrival(s, TraceLevel::none);
     const int64_t traced = release_after_last_arrival(s, TraceLevel::all);
     CHECK(untraced == static_cast<int64_t>(tp.sync_cycles + 0.5));
-    // The traced end clock is read after the probe too: the closing event of a timed op is its
-    // successor's begin (model/sm/warp_process.cpp, emit).
-    const auto probe = static_cast<int64_t>(tp.trace_probe_cycles);
-    CHECK(traced == static_cast<int64_t>(tp.sync_cycles + tp.trace_sync_hold_cycles + 0.5) + probe);
+    // A wait_end is not stamped after the probe as a complete is (model/sm/warp_process.cpp,
+    // emit): the barrier numbers were measured begin to end on the traced device.
+    CHECK(traced == static_cast<int64_t>(tp.sync_cycles + tp.trace_sync_hold_cycles + 0.5));
     // The measured pair: a __syncwarp-held sync on the H200 released in 24 cycles, a store-held
     // one in 71 (traces/analysis/sync_holds.py).
     CHECK(untraced < 40);
-    CHECK(traced - probe > 60);
+    CHECK(traced > 60);
     // Where the traced kernel keeps its clock words decides the hold: in global memory a
     // __syncwarp holds the end clock, at no cost past the release (model/core/trace_words_at.h).
     CHECK(release_after_last_arrival(s, TraceLevel::all, model::TraceWordsAt::shared) == traced);
-    CHECK(release_after_last_arrival(s, TraceLevel::all, model::TraceWordsAt::global) == untraced + probe);
+    CHECK(release_after_last_arrival(s, TraceLevel::all, model::TraceWordsAt::global) == untraced);
     CHECK(run_at(s, TraceLevel::all, model::TraceWordsAt::global).provenance.extra.at("trace_words_in") == "global");
     CHECK(run_at(s, TraceLevel::all).provenance.extra.at("trace_words_in") == "shared");  // auto: no cp.async
     // What the device times decides it: a sync left untimed (trace: false) has no end clock to
