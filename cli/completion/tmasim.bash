@@ -19,13 +19,14 @@ _tmasim() {
         --align) COMPREPLY=($(compgen -W "first-op" -- "$cur")); return ;;
         --trace) COMPREPLY=($(compgen -W "all waits none" -- "$cur")); return ;;
         --sanitize) COMPREPLY=($(compgen -W "racecheck synccheck memcheck initcheck" -- "$cur")); return ;;
-        --l2) COMPREPLY=($(compgen -W "cold warm" -- "$cur")); return ;;
+        --l2) COMPREPLY=($(compgen -W "inputs cold warm" -- "$cur")); return ;;
+        --trace-words-in) COMPREPLY=($(compgen -W "auto shared global" -- "$cur")); return ;;
         --memory-bytes) COMPREPLY=($(compgen -W "changed all" -- "$cur")); return ;;
         --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local opts=""
     case "$sub" in
-        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --ncu --json --trace --sanitize --l2 --memory-bytes --max-work --jobs" ;;
+        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --ncu --json --trace --sanitize --l2 --trace-words-in --memory-bytes --max-work --jobs" ;;
         sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--align --json" ;;
         export|report) opts="--output" ;;
