@@ -30,6 +30,15 @@ void advise_new_heap(const void* result, std::ptrdiff_t increment) {
     const auto first = reinterpret_cast<std::uintptr_t>(result) & ~(page - 1);
     const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(result) + static_cast<std::uintptr_t>(increment);
     madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);  // an error leaves 4 KB pages
+#ifdef MADV_POPULATE_WRITE
+    // tcmalloc grows the heap 1 MB at a time for its small spans, and a 2 MB page needs its
+    // whole aligned range inside the mapping, untouched, when first touched: these ranges stay
+    // 4 KB pages, one trap each (132 CTAs' per-CTA state and 528 shared-memory images were
+    // thousands). Asked for, they are about to be used: made present in one call instead.
+    // Not the large ranges (a log reserved for millions of events is touched only as used).
+    constexpr std::uintptr_t kMostPopulated = std::uintptr_t{4} << 20;
+    if (end - first <= kMostPopulated) madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);
+#endif
 #else
     (void)result;
     (void)increment;
