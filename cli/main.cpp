@@ -4,6 +4,8 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/heap_pages.h"
+#include "cli/stack_pool.h"
 #include "scenarios/source_loc.h"
 #include "traces/trace_error.h"
 
@@ -21,6 +23,8 @@ std::string one_line(const char* what) {
 
 int main(int argc, char** argv) {
     using namespace tmasim::cli;
+    advise_heap_huge_pages();
+    pool_coroutine_stacks();
     CLI::App app{"tmasim: run YAML scenarios of GPU asynchronous data movement (TMA, mbarriers, bulk copies)\n"
                  "on a SystemC model or a real Hopper GPU, and compare the traces."};
     app.set_version_flag("--version", std::string("tmasim ") + TMASIM_VERSION);

@@ -53,7 +53,6 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       groups_(run.scenario.launch.block),
       cp_groups_(run.scenario.launch.block),
       shared_accesses_(static_cast<int64_t>(smem_.size())),
-      wgmma_((run.scenario.launch.num_warps() + 3) / 4, WgmmaState(run.scenario.accumulators)),
       sync_(run.scenario.launch.num_warps()) {
     for (const Op* op : run.scenario.all_ops())
         if (op->kind == OpKind::mbarrier_wait) waited_barriers_.insert(op->barrier.name);
@@ -72,6 +71,12 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
 }
 
 CtaModule::~CtaModule() = default;
+
+WgmmaState& CtaModule::wgmma(int group) {
+    if (wgmma_.empty()) wgmma_.assign(static_cast<size_t>((run_.scenario.launch.num_warps() + 3) / 4),
+                                      WgmmaState(run_.scenario.accumulators));
+    return wgmma_.at(group);
+}
 
 CpAsyncUnit& CtaModule::cp_unit() {
     if (!cp_unit_) throw std::logic_error("CtaModule::cp_unit: the program has no cp.async op");
@@ -247,7 +252,9 @@ void CtaModule::try_release_sync() {
     for (int w : *warps)
         for (int l = 0; l < 32 && w * 32 + l < num_threads(); ++l) threads.push_back(w * 32 + l);
     tracker_.cta_sync(threads);
-    if (Cluster* c = cluster_of(*this)) c->on_cta_sync(*this, threads);
+    // Only a tracking cluster follows CTA syncs (on_cta_sync returns at once otherwise): the
+    // cached pointer, not the fabric's cluster, whose lines were cold at every sync of 132 CTAs.
+    if (Cluster* c = tracking_cluster()) c->on_cta_sync(*this, threads);
     sync_changed_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -55,8 +55,8 @@ public:
     AsyncWriteRegistry& async_writes() { return async_writes_; }
     BulkStoreRegistry& bulk_stores() { return bulk_stores_; }
     SharedAccessHistory& shared_accesses() { return shared_accesses_; }
-    // The wgmma state of warpgroup `group` (warps 4*group .. 4*group+3).
-    WgmmaState& wgmma(int group) { return wgmma_.at(group); }
+    // The wgmma state of warpgroup `group` (warps 4*group .. 4*group+3), made on first use.
+    WgmmaState& wgmma(int group);
     // What AsyncWriteRegistry asks about the barriers' observed phases.
     BarrierObservations observations() const;
 
@@ -153,7 +153,9 @@ private:
     AsyncWriteRegistry async_writes_;
     BulkStoreRegistry bulk_stores_;
     SharedAccessHistory shared_accesses_;
-    std::vector<WgmmaState> wgmma_;          // one per warpgroup (4 warps)
+    // One per warpgroup (4 warps), made by the first wgmma(): every CTA of a program without
+    // wgmma made them (two maps per warp), fresh memory faulted in and freed at 132 CTAs.
+    std::vector<WgmmaState> wgmma_;
     std::set<std::string> waited_barriers_;  // declared names some op waits on (A9)
     std::set<std::string> used_maps_;        // tensor maps whose descriptor this CTA fetched
     std::set<std::tuple<int, std::vector<int64_t>, std::string>> reported_;

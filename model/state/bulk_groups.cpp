@@ -2,9 +2,21 @@
 
 namespace tmasim::model {
 
-BulkGroups::BulkGroups(int num_threads) : uncommitted_(num_threads), groups_(num_threads) {}
+BulkGroups::BulkGroups(int num_threads) : threads_(num_threads) {}
+
+void BulkGroups::make() {
+    if (made_) return;
+    uncommitted_.resize(static_cast<size_t>(threads_));
+    groups_.resize(static_cast<size_t>(threads_));
+    made_ = true;
+}
+
+void BulkGroups::check_thread(int thread) const {
+    if (thread < 0 || thread >= threads_) std::vector<std::vector<int>>(static_cast<size_t>(threads_)).at(thread);
+}
 
 int BulkGroups::add_op(int thread) {
+    make();
     ops_.push_back({});
     int token = static_cast<int>(ops_.size()) - 1;
     uncommitted_.at(thread).push_back(token);
@@ -12,6 +24,7 @@ int BulkGroups::add_op(int thread) {
 }
 
 void BulkGroups::commit(int thread) {
+    make();
     groups_.at(thread).push_back(std::move(uncommitted_.at(thread)));
     uncommitted_[thread].clear();
 }
@@ -30,6 +43,10 @@ bool BulkGroups::group_done(const std::vector<int>& group, bool read_only) const
 }
 
 bool BulkGroups::wait_satisfied(int thread, int64_t n, bool read_only) const {
+    if (!made_) {
+        check_thread(thread);
+        return true;  // no group: nothing to wait for
+    }
     const auto& gs = groups_.at(thread);
     int64_t older = static_cast<int64_t>(gs.size()) - n;
     for (int64_t i = 0; i < older; ++i)
@@ -38,6 +55,10 @@ bool BulkGroups::wait_satisfied(int thread, int64_t n, bool read_only) const {
 }
 
 std::vector<int> BulkGroups::covered_tokens(int thread, int64_t n) const {
+    if (!made_) {
+        check_thread(thread);
+        return {};
+    }
     const auto& gs = groups_.at(thread);
     std::vector<int> out;
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
@@ -46,6 +67,10 @@ std::vector<int> BulkGroups::covered_tokens(int thread, int64_t n) const {
 }
 
 int BulkGroups::pending_groups(int thread, bool read_only) const {
+    if (!made_) {
+        check_thread(thread);
+        return 0;
+    }
     int pending = 0;
     for (const auto& g : groups_.at(thread))
         if (!group_done(g, read_only)) ++pending;

@@ -4,12 +4,22 @@
 
 namespace tmasim::model {
 
-ClusterClock::ClusterClock(int agents)
-    : own_(agents, 0), known_(agents, std::make_shared<const Clock>(agents, 0)) {}
+ClusterClock::ClusterClock(int agents) : agents_(agents) {}
 
-uint32_t ClusterClock::tick(int agent) { return ++own_.at(agent); }
+void ClusterClock::make() const {
+    if (made_) return;
+    own_.assign(static_cast<size_t>(agents_), 0);
+    known_.assign(static_cast<size_t>(agents_), std::make_shared<const Clock>(agents_, 0));
+    made_ = true;
+}
+
+uint32_t ClusterClock::tick(int agent) {
+    make();
+    return ++own_.at(agent);
+}
 
 bool ClusterClock::knows(int agent, int other, uint32_t time) const {
+    make();
     if (agent == other) return own_.at(agent) >= time;
     return (*known_.at(agent))[other] >= time;
 }
@@ -19,6 +29,7 @@ void ClusterClock::join(Clock& into, const Clock& from) {
 }
 
 ClusterClock::SharedClock ClusterClock::snapshot(int agent) const {
+    make();
     const SharedClock& k = known_.at(agent);
     if ((*k)[agent] == own_[agent]) return k;
     auto s = std::make_shared<Clock>(*k);
@@ -27,12 +38,14 @@ ClusterClock::SharedClock ClusterClock::snapshot(int agent) const {
 }
 
 void ClusterClock::release_into(int agent, Clock& accumulated) const {
+    make();
     join(accumulated, *known_.at(agent));
     accumulated[agent] = std::max(accumulated[agent], own_[agent]);
 }
 
 void ClusterClock::acquire(int agent, const SharedClock& released) {
     if (!released) return;
+    make();
     const Clock& k = *known_.at(agent);
     bool news = false;
     for (size_t i = 0; i < k.size() && !news; ++i) news = static_cast<int>(i) != agent && (*released)[i] > k[i];
@@ -49,6 +62,7 @@ void ClusterClock::acquire(int agent, const SharedClock& released) {
 
 void ClusterClock::sync(const std::vector<int>& agents) {
     if (agents.empty()) return;
+    make();
     // Join each distinct vector once: after earlier barriers most threads share one.
     auto all = std::make_shared<Clock>(own_.size(), 0);
     const Clock* last = nullptr;

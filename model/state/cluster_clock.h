@@ -57,10 +57,13 @@ public:
 
     explicit ClusterClock(int agents);
 
-    int agents() const { return static_cast<int>(own_.size()); }
+    int agents() const { return agents_; }
     // A new event of `agent`; returns its time (> every earlier event of the agent).
     uint32_t tick(int agent);
-    uint32_t now(int agent) const { return own_.at(agent); }
+    uint32_t now(int agent) const {
+        make();
+        return own_.at(agent);
+    }
     // Whether `agent` has synchronised with `other`'s event at `time` (or a later one).
     bool knows(int agent, int other, uint32_t time) const;
     // What a release by `agent` publishes: everything it knows, its own clock included.
@@ -75,8 +78,14 @@ public:
     static void join(Clock& into, const Clock& from);
 
 private:
-    std::vector<uint32_t> own_;
-    std::vector<SharedClock> known_;  // known_[a][b]: b's time a has synchronised with (b != a)
+    // The vectors are made on first use: every cluster has a clock, and a cluster of one CTA,
+    // which tracks nothing (Cluster::tracking), never uses it; made up front, a full-chip
+    // stream's 132 of them were 4 KB of fresh memory each, faulted in and freed for nothing.
+    int agents_ = 0;
+    mutable bool made_ = false;
+    void make() const;
+    mutable std::vector<uint32_t> own_;
+    mutable std::vector<SharedClock> known_;  // known_[a][b]: b's time a has synchronised with (b != a)
     // The last acquire: threads that knew the same and acquire the same release share the
     // result. Held as owners, so a freed vector's address can never alias a cached one.
     SharedClock cache_known_, cache_released_, cache_result_;

@@ -4,9 +4,21 @@
 
 namespace tmasim::model {
 
-CpAsyncGroups::CpAsyncGroups(int num_threads) : uncommitted_(num_threads), groups_(num_threads) {}
+CpAsyncGroups::CpAsyncGroups(int num_threads) : threads_(num_threads) {}
+
+void CpAsyncGroups::make() {
+    if (made_) return;
+    uncommitted_.resize(static_cast<size_t>(threads_));
+    groups_.resize(static_cast<size_t>(threads_));
+    made_ = true;
+}
+
+void CpAsyncGroups::check_thread(int thread) const {
+    if (thread < 0 || thread >= threads_) std::vector<std::vector<int>>(static_cast<size_t>(threads_)).at(thread);
+}
 
 int CpAsyncGroups::add_copy(int thread) {
+    make();
     copies_.push_back(Copy{thread, 0});
     const int token = static_cast<int>(copies_.size()) - 1;
     uncommitted_.at(thread).push_back(token);
@@ -14,6 +26,7 @@ int CpAsyncGroups::add_copy(int thread) {
 }
 
 void CpAsyncGroups::commit(int thread) {
+    make();
     groups_.at(thread).push_back(std::move(uncommitted_.at(thread)));
     uncommitted_[thread].clear();
 }
@@ -27,6 +40,10 @@ bool CpAsyncGroups::group_landed(const std::vector<int>& g) const {
 }
 
 bool CpAsyncGroups::wait_satisfied(int thread, int64_t n) const {
+    if (!made_) {
+        check_thread(thread);
+        return true;
+    }
     const auto& gs = groups_.at(thread);
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
     for (int64_t i = 0; i < older; ++i)
@@ -35,6 +52,10 @@ bool CpAsyncGroups::wait_satisfied(int thread, int64_t n) const {
 }
 
 uint32_t CpAsyncGroups::covered_time(int thread, int64_t n) const {
+    if (!made_) {
+        check_thread(thread);
+        return 0;
+    }
     const auto& gs = groups_.at(thread);
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
     uint32_t latest = 0;
@@ -44,6 +65,10 @@ uint32_t CpAsyncGroups::covered_time(int thread, int64_t n) const {
 }
 
 std::vector<int> CpAsyncGroups::covered_tokens(int thread, int64_t n) const {
+    if (!made_) {
+        check_thread(thread);
+        return {};
+    }
     const auto& gs = groups_.at(thread);
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
     std::vector<int> out;
@@ -52,6 +77,10 @@ std::vector<int> CpAsyncGroups::covered_tokens(int thread, int64_t n) const {
 }
 
 std::vector<int> CpAsyncGroups::outstanding(int thread) const {
+    if (!made_) {
+        check_thread(thread);
+        return {};
+    }
     std::vector<int> out;
     for (int token : uncommitted_.at(thread))
         if (copies_[token].landed == 0) out.push_back(token);
@@ -63,6 +92,10 @@ std::vector<int> CpAsyncGroups::outstanding(int thread) const {
 }
 
 int CpAsyncGroups::pending_groups(int thread) const {
+    if (!made_) {
+        check_thread(thread);
+        return 0;
+    }
     int n = 0;
     for (const auto& g : groups_.at(thread))
         if (!group_landed(g)) ++n;

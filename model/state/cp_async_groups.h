@@ -31,6 +31,13 @@ private:
         uint32_t landed = 0;  // 0 while in flight
     };
     bool group_landed(const std::vector<int>& g) const;
+    // The per-thread lists are made on the first copy or commit, as in BulkGroups: every CTA
+    // has this state, also where the program has no cp.async. Until then every thread's
+    // lists are empty; a thread outside the CTA throws what the vectors' at() threw.
+    int threads_ = 0;
+    bool made_ = false;
+    void make();
+    void check_thread(int thread) const;
 
     std::vector<Copy> copies_;
     std::vector<std::vector<int>> uncommitted_;

@@ -17,9 +17,6 @@ ProxyTracker::ProxyTracker(int num_threads, int64_t smem_bytes, int num_barriers
       clock_(cp_agents ? 2 * num_threads + num_barriers : num_threads + num_barriers + 1, 0),
       rows_(1, Row{VectorClock(clock_.size(), 0), static_cast<uint32_t>(clock_.size())}),
       row_(clock_.size(), 0),
-      fences_(num_threads),
-      cp_waited_(num_threads, 0),
-      known_at_fence_(num_threads),
       granule_count_(static_cast<size_t>((smem_bytes + kGranule - 1) / kGranule)),
       live_block_((clock_.size() + kBlockAgents - 1) / kBlockAgents, 0) {}
 
@@ -72,7 +69,15 @@ uint32_t ProxyTracker::least_known(int agent) const {
     return least;
 }
 
+void ProxyTracker::make_fence_state() {
+    if (!fences_.empty()) return;
+    fences_.resize(static_cast<size_t>(threads_));
+    cp_waited_.assign(static_cast<size_t>(threads_), 0);
+    known_at_fence_.resize(static_cast<size_t>(threads_));
+}
+
 void ProxyTracker::cp_async_waited(int thread, uint32_t time) {
+    make_fence_state();
     cp_waited_.at(thread) = std::max(cp_waited_.at(thread), time);
 }
 
@@ -117,6 +122,7 @@ uint32_t ProxyTracker::async_write(int64_t offset, int64_t bytes, int op, int ag
 
 void ProxyTracker::fence_proxy_async(int thread) {
     const uint32_t t = tick(thread);
+    make_fence_state();
     const uint32_t cp_seen = std::max(cp_waited_[thread], known(thread, cp_agent(thread)));
     fences_.at(thread).push_back(Fence{t, cp_seen});
     known_at_fence_[thread] = row_of(thread);
@@ -253,6 +259,7 @@ void ProxyTracker::acquire_new(int thread, const VectorClock& released) {
 bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
     // (a) the writer's first fence after the write, then a sync edge from after it. A
     // cp.async write is the issuing thread's once its fence has seen the copy land.
+    if (fences_.empty()) return false;  // no thread fenced yet: neither (a) nor (b) can hold
     const bool by_cp_unit = is_cp_agent(g.thread);
     const int owner = by_cp_unit ? g.thread - cp_base_ : g.thread;
     const auto& wf = fences_[owner];

@@ -157,9 +157,13 @@ private:
     }
     // A row with the own entry filled in, as the thread itself sees it.
     VectorClock row_of(int agent) const;
-    std::vector<std::vector<Fence>> fences_;      // per thread, ascending
-    std::vector<uint32_t> cp_waited_;             // per thread, latest cp.async time its waits covered
+    // Per thread, made by the first fence or cp.async wait (make_fence_state); empty until
+    // then, which write_is_fenced reads as no fence: a streaming CTA has neither, and 128
+    // empty vectors of each kind were 6.5 KB of fresh memory per CTA at 132 CTAs.
+    std::vector<std::vector<Fence>> fences_;      // ascending
+    std::vector<uint32_t> cp_waited_;             // latest cp.async time the thread's waits covered
     std::vector<VectorClock> known_at_fence_;     // the thread's row at its latest fence
+    void make_fence_state();
     // Made on the first generic write (until then every granule is Proxy::none): a streaming
     // CTA's threads write none, and 16 bytes per 4 of every CTA's shared memory was 34 MB of
     // a full-chip run's pages to fault in and fill.

@@ -41,7 +41,6 @@ SharedAccessHistory::WarpView SharedAccessHistory::view(const ProxyTracker& cloc
 
 SharedAccessHistory::SharedAccessHistory(int64_t smem_bytes)
     : size_(std::max<int64_t>(smem_bytes, 0)),
-      blocks_(static_cast<size_t>((size_ + kBlockBytes - 1) / kBlockBytes)),
       filled_(static_cast<size_t>((size_ + 63) / 64), 0),
       full_words_((filled_.size() + 63) / 64, 0) {}
 
@@ -78,6 +77,10 @@ void SharedAccessHistory::set_filled(int64_t first, int64_t end) {
 }
 
 SharedAccessHistory::ByteHistory* SharedAccessHistory::history_of(int64_t byte, bool create) {
+    if (blocks_.empty()) {  // no block made yet: the pointers too are made with the first
+        if (!create) return nullptr;
+        blocks_.resize(static_cast<size_t>((size_ + kBlockBytes - 1) / kBlockBytes));
+    }
     std::unique_ptr<Block>& block = blocks_[static_cast<size_t>(byte / kBlockBytes)];
     if (!block) {
         if (!create) return nullptr;

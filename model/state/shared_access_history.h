@@ -87,7 +87,7 @@ private:
     bool fill_if_no_history(int64_t first, int64_t end);
 
     int64_t size_ = 0;
-    std::vector<std::unique_ptr<Block>> blocks_;
+    std::vector<std::unique_ptr<Block>> blocks_;  // sized with the first block made
     bool any_block_ = false;  // some entry of blocks_ is made
     // Per byte, one bit: an async copy was issued into it. Bits, not bytes: a streaming CTA
     // marks every tile it loads, and a byte per byte was 16 KB set per 16 KB tile.
