@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/state/thread_groups.h"
+
 namespace tmasim::model {
 
 class BulkGroups {
@@ -28,20 +30,8 @@ private:
     };
     bool group_done(const std::vector<int>& group, bool read_only) const;
 
-    // The per-thread lists are made on the first bulk op or commit: a program without bulk
-    // groups (a TMA load stream) made 2 x 128 empty vectors per CTA, 6 KB of fresh memory each
-    // at 132 CTAs, zeroed, faulted in and freed for nothing. Until then every thread's lists
-    // are empty; a thread outside the CTA throws what the vectors' at() threw.
-    int threads_ = 0;
-    bool made_ = false;
-    void make();
-    void check_thread(int thread) const;
-
     std::vector<OpState> ops_;
-    std::vector<std::vector<int>> uncommitted_;
-    // Oldest first; only appended to. Vectors, not deques: a deque allocates on construction,
-    // and every CTA made one per thread for each of the two kinds (19 MB at 132 CTAs).
-    std::vector<std::vector<std::vector<int>>> groups_;
+    ThreadGroups lists_;
 };
 
 }  // namespace tmasim::model

@@ -4,32 +4,16 @@
 
 namespace tmasim::model {
 
-CpAsyncGroups::CpAsyncGroups(int num_threads) : threads_(num_threads) {}
-
-void CpAsyncGroups::make() {
-    if (made_) return;
-    uncommitted_.resize(static_cast<size_t>(threads_));
-    groups_.resize(static_cast<size_t>(threads_));
-    made_ = true;
-}
-
-void CpAsyncGroups::check_thread(int thread) const {
-    if (thread < 0 || thread >= threads_) std::vector<std::vector<int>>(static_cast<size_t>(threads_)).at(thread);
-}
+CpAsyncGroups::CpAsyncGroups(int num_threads) : lists_(num_threads) {}
 
 int CpAsyncGroups::add_copy(int thread) {
-    make();
     copies_.push_back(Copy{thread, 0});
     const int token = static_cast<int>(copies_.size()) - 1;
-    uncommitted_.at(thread).push_back(token);
+    lists_.add(thread, token);
     return token;
 }
 
-void CpAsyncGroups::commit(int thread) {
-    make();
-    groups_.at(thread).push_back(std::move(uncommitted_.at(thread)));
-    uncommitted_[thread].clear();
-}
+void CpAsyncGroups::commit(int thread) { lists_.commit(thread); }
 
 void CpAsyncGroups::mark_landed(int token, uint32_t agent_time) { copies_.at(token).landed = agent_time; }
 
@@ -40,11 +24,7 @@ bool CpAsyncGroups::group_landed(const std::vector<int>& g) const {
 }
 
 bool CpAsyncGroups::wait_satisfied(int thread, int64_t n) const {
-    if (!made_) {
-        check_thread(thread);
-        return true;
-    }
-    const auto& gs = groups_.at(thread);
+    const auto& gs = lists_.groups(thread);
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
     for (int64_t i = 0; i < older; ++i)
         if (!group_landed(gs[i])) return false;
@@ -52,11 +32,7 @@ bool CpAsyncGroups::wait_satisfied(int thread, int64_t n) const {
 }
 
 uint32_t CpAsyncGroups::covered_time(int thread, int64_t n) const {
-    if (!made_) {
-        check_thread(thread);
-        return 0;
-    }
-    const auto& gs = groups_.at(thread);
+    const auto& gs = lists_.groups(thread);
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
     uint32_t latest = 0;
     for (int64_t i = 0; i < older; ++i)
@@ -65,11 +41,7 @@ uint32_t CpAsyncGroups::covered_time(int thread, int64_t n) const {
 }
 
 std::vector<int> CpAsyncGroups::covered_tokens(int thread, int64_t n) const {
-    if (!made_) {
-        check_thread(thread);
-        return {};
-    }
-    const auto& gs = groups_.at(thread);
+    const auto& gs = lists_.groups(thread);
     const int64_t older = static_cast<int64_t>(gs.size()) - n;
     std::vector<int> out;
     for (int64_t i = 0; i < older; ++i) out.insert(out.end(), gs[i].begin(), gs[i].end());
@@ -77,14 +49,10 @@ std::vector<int> CpAsyncGroups::covered_tokens(int thread, int64_t n) const {
 }
 
 std::vector<int> CpAsyncGroups::outstanding(int thread) const {
-    if (!made_) {
-        check_thread(thread);
-        return {};
-    }
     std::vector<int> out;
-    for (int token : uncommitted_.at(thread))
+    for (int token : lists_.uncommitted(thread))
         if (copies_[token].landed == 0) out.push_back(token);
-    for (const auto& g : groups_.at(thread))
+    for (const auto& g : lists_.groups(thread))
         for (int token : g)
             if (copies_[token].landed == 0) out.push_back(token);
     std::sort(out.begin(), out.end());
@@ -92,12 +60,8 @@ std::vector<int> CpAsyncGroups::outstanding(int thread) const {
 }
 
 int CpAsyncGroups::pending_groups(int thread) const {
-    if (!made_) {
-        check_thread(thread);
-        return 0;
-    }
     int n = 0;
-    for (const auto& g : groups_.at(thread))
+    for (const auto& g : lists_.groups(thread))
         if (!group_landed(g)) ++n;
     return n;
 }

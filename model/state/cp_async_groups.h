@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/state/thread_groups.h"
+
 namespace tmasim::model {
 
 class CpAsyncGroups {
@@ -31,19 +33,8 @@ private:
         uint32_t landed = 0;  // 0 while in flight
     };
     bool group_landed(const std::vector<int>& g) const;
-    // The per-thread lists are made on the first copy or commit, as in BulkGroups: every CTA
-    // has this state, also where the program has no cp.async. Until then every thread's
-    // lists are empty; a thread outside the CTA throws what the vectors' at() threw.
-    int threads_ = 0;
-    bool made_ = false;
-    void make();
-    void check_thread(int thread) const;
-
     std::vector<Copy> copies_;
-    std::vector<std::vector<int>> uncommitted_;
-    // Oldest first; only appended to. Vectors, not deques: a deque allocates on construction,
-    // and every CTA made one per thread for each of the two kinds (19 MB at 132 CTAs).
-    std::vector<std::vector<std::vector<int>>> groups_;
+    ThreadGroups lists_;
 };
 
 }  // namespace tmasim::model
