@@ -28,11 +28,8 @@ bool defers_blocking(OpKind k) {
 
 bool KernelWriter::joins_one_thread_run(const Op& op) const {
     // One thread runs it (the warp's elected lane, or thread N), and nothing in it needs the
-    // warp after its branch: no wait with a hang path, no __syncwarp, no snapshot counter.
-    const bool one_thread = op.by.kind == Selector::Kind::elected || op.by.kind == Selector::Kind::thread;
-    return one_thread && op.kind != OpKind::loop && op.kind != OpKind::mbarrier_wait &&
-           op.kind != OpKind::cluster_wait && !defers_blocking(op.kind) && !warp_sync_after(op) &&
-           op.kind != OpKind::shared_snapshot && threads_of(op).setup.empty();
+    // warp after its branch (scenarios/trace_level.h, the rule the model times such runs by).
+    return joins_one_thread_branch(op) && threads_of(op).setup.empty();
 }
 
 // Per-thread cp.async the tracer does not time, or a written-out loop of nothing else: a

@@ -75,7 +75,36 @@ void mark(const std::vector<Op>& ops, TraceLevel level, bool inside_folded, Time
     }
 }
 
+// Consecutive ops by the same `threadN` in one branch, all timed or none (the kernel writer's
+// run); a run of two or more timed ops is read inside its branch.
+void mark_thread_runs(const std::vector<Op>& ops, TimedOps& out) {
+    for (size_t i = 0; i < ops.size();) {
+        if (ops[i].kind == OpKind::loop) mark_thread_runs(ops[i].body, out);
+        const Op& first = ops[i];
+        size_t end = i + 1;
+        if (first.by.kind == Selector::Kind::thread && joins_one_thread_branch(first))
+            while (end < ops.size() && ops[end].by.kind == Selector::Kind::thread && ops[end].by.n == first.by.n &&
+                   joins_one_thread_branch(ops[end]) && out.is_timed(ops[end]) == out.is_timed(first))
+                ++end;
+        if (end - i >= 2 && out.is_timed(first)) {
+            for (size_t k = i; k < end; ++k)
+                if (ops[k].id >= 0) out.in_branch[static_cast<size_t>(ops[k].id)] = true;
+            if (ops[end - 1].id >= 0) out.ends_branch[static_cast<size_t>(ops[end - 1].id)] = static_cast<int>(end - i);
+        }
+        i = end;
+    }
+}
+
 }  // namespace
+
+bool joins_one_thread_branch(const Op& op) {
+    const bool one_thread = op.by.kind == Selector::Kind::elected || op.by.kind == Selector::Kind::thread;
+    const bool barrier = op.kind == OpKind::sync || op.kind == OpKind::bar_sync || op.kind == OpKind::cluster_wait ||
+                         op.kind == OpKind::cluster_sync;
+    const bool generic_shared_write = op_has(op.kind, kWritesShared) && !op_has(op.kind, kAsync);
+    return one_thread && op.kind != OpKind::loop && op.kind != OpKind::mbarrier_wait && !barrier &&
+           !generic_shared_write && op.kind != OpKind::shared_snapshot;
+}
 
 TimedOps timed_ops(const Scenario& s, TraceLevel level) {
     TimedOps out;
@@ -84,7 +113,10 @@ TimedOps timed_ops(const Scenario& s, TraceLevel level) {
     const size_t n = static_cast<size_t>(most + 1);
     out.timed.assign(n, false);
     out.folded.assign(n, false);
+    out.in_branch.assign(n, false);
+    out.ends_branch.assign(n, 0);
     mark(s.program, level, false, out);
+    if (level == TraceLevel::all || level == TraceLevel::waits) mark_thread_runs(s.program, out);
     return out;
 }
 

@@ -34,11 +34,21 @@ bool op_traced(const Op& op, TraceLevel level);
 // word between two cp.async cost more than the copy's issue itself (the one-CTA LDGSTS
 // stream ran 1.9x slower traced, `tmasim bench executor-overhead`). An op with its own
 // `trace:` setting is never folded. Model and executor share this rule.
+// A third kind of run is timed op by op, but cheaply: ops that one thread (`by: threadN`) runs
+// back to back share one branch, in which that thread reads the clock after each op into a
+// register; its warp reads the clock once more after the branch and moves the words then
+// (joins_thread_run). Such an op is `in_branch`; the last of its run is `ends_branch`.
 struct TimedOps {
     std::vector<bool> timed;   // the op pays a clock read and stores its word(s)
     std::vector<bool> folded;  // the op is part of a run timed by a later op
+    std::vector<bool> in_branch;    // timed by a read inside a one-thread run's branch
+    std::vector<int> ends_branch;   // the last op of such a run: the number of its ops, whose words move after it
     bool is_timed(const Op& op) const { return at(timed, op); }
     bool is_folded(const Op& op) const { return at(folded, op); }
+    bool is_in_branch(const Op& op) const { return at(in_branch, op); }
+    int branch_ops_ending(const Op& op) const {  // 0 for an op that does not end a run
+        return op.id >= 0 && static_cast<size_t>(op.id) < ends_branch.size() ? ends_branch[static_cast<size_t>(op.id)] : 0;
+    }
 
 private:
     static bool at(const std::vector<bool>& v, const Op& op) {
@@ -46,5 +56,11 @@ private:
     }
 };
 TimedOps timed_ops(const Scenario& s, TraceLevel level);
+
+// An op that one thread may run in one branch with the ops beside it (by `threadN` or
+// `elected`): nothing in it needs the rest of the warp after the branch (no mbarrier or
+// cluster wait, no barrier, no generic shared write, which the warp syncs after, no
+// snapshot, no loop). The executor's kernel writer groups ops by it.
+bool joins_one_thread_branch(const Op& op);
 
 }  // namespace tmasim

@@ -28,6 +28,8 @@ const std::vector<ParamEntry>& param_table() {
         {"kernel_prologue_cycles", &TimingParams::kernel_prologue_cycles},
         {"trace_global_words_prologue_cycles", &TimingParams::trace_global_words_prologue_cycles},
         {"trace_probe_cycles", &TimingParams::trace_probe_cycles},
+        {"trace_in_branch_probe_cycles", &TimingParams::trace_in_branch_probe_cycles},
+        {"trace_prologue_warp_cycles", &TimingParams::trace_prologue_warp_cycles},
         {"trace_predicate_skip_cycles", &TimingParams::trace_predicate_skip_cycles},
         {"issue_cycles", &TimingParams::issue_cycles},
         {"predicate_select_cycles", &TimingParams::predicate_select_cycles},
@@ -185,7 +187,7 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
         // The tracer's per-op costs may be nothing at all, and so may the share of HBM an SM
         // loses to a busy chip (a fraction below 1); every other figure is a real time or rate.
         const bool may_be_zero =
-            key == "trace_probe_cycles" || key == "trace_predicate_skip_cycles" || key == "trace_sync_hold_cycles" || key == "hbm_sm_load_slowdown";
+            key == "trace_probe_cycles" || key == "trace_in_branch_probe_cycles" || key == "trace_prologue_warp_cycles" || key == "trace_predicate_skip_cycles" || key == "trace_sync_hold_cycles" || key == "hbm_sm_load_slowdown";
         if (may_be_zero ? !(v >= 0) : !(v > 0))
             fail(path, entry["value"], key + ".value", may_be_zero ? "must be zero or more" : "must be a positive number");
         if (key == "hbm_sm_load_slowdown" && !(v < 1))

@@ -80,6 +80,22 @@ struct RunContext {
                (branched_load ? timing.branched_global_load_cycles : 0.0);
     }
 
+    // What the traced kernel's clock reads cost around a timed op: `spent` after it (its own
+    // read and word, in every warp), `stamped` into its complete (the read that ends it). An op
+    // of a one-thread run (TimedOps::in_branch) is ended by a bare read inside the branch; the
+    // words of the whole run move after its last op, each at the probe's cost (the guide's
+    // device-encoded tensormap: thread 0's eleven ops ~10 cycles faster each than the model's
+    // op plus probe, the CTA sync after them ~280 cycles slower).
+    double probe_spent_cycles(const Op& op) const {
+        if (!timed.is_timed(op)) return 0.0;
+        if (!timed.is_in_branch(op)) return timing.trace_probe_cycles;
+        return timing.trace_in_branch_probe_cycles + timed.branch_ops_ending(op) * timing.trace_probe_cycles;
+    }
+    double probe_stamped_cycles(const Op& op) const {
+        if (!timed.is_timed(op)) return 0.0;
+        return timed.is_in_branch(op) ? timing.trace_in_branch_probe_cycles : timing.trace_probe_cycles;
+    }
+
     // What a warp none of whose threads an op picks spends passing it. The traced kernel's
     // vote for a timed op by a predicate costs such a warp far more than the untraced one's
     // (traces/analysis/skipped_ops.py); a warp selector's branch costs nothing measurable.

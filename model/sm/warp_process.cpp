@@ -44,7 +44,10 @@ void WarpProcess::run() {
 // whether the words or the cp.async code costs it is not told apart; the untraced kernel pays neither.
 double WarpProcess::prologue_trace_cycles() const {
     const RunContext& run = cta_.run();
-    return run.trace != TraceLevel::none && !run.trace_words_in_shared ? run.timing.trace_global_words_prologue_cycles : 0.0;
+    if (run.trace == TraceLevel::none) return 0.0;
+    const int warps_per_subpartition = ((cta_.num_threads() + 31) / 32 + 3) / 4;
+    return (run.trace_words_in_shared ? 0.0 : run.timing.trace_global_words_prologue_cycles) +
+           (warps_per_subpartition - 1) * run.timing.trace_prologue_warp_cycles;
 }
 
 void WarpProcess::exec_ops(const std::vector<Op>& ops) {
@@ -68,8 +71,7 @@ void WarpProcess::exec_ops(const std::vector<Op>& ops) {
         // ends it. Predicting that kernel, the model pays the same, and nothing when it
         // predicts the kernel as it runs (trace level none, the default).
         const bool executed = exec(op);
-        const double probe = cta_.run().timed.is_timed(op) ? cta_.run().timing.trace_probe_cycles : 0.0;
-        spend(probe + (executed ? 0.0 : cta_.run().passing_cycles(op)));
+        spend(cta_.run().probe_spent_cycles(op) + (executed ? 0.0 : cta_.run().passing_cycles(op)));
     }
 }
 
@@ -116,8 +118,7 @@ void WarpProcess::emit(const Op& op, const std::vector<int>& ev_lanes, EventKind
     // issue. Not a wait_end: the waits' numbers (resumes, ready waits, barrier releases) were
     // measured begin to end on the traced device, the probe inside them (fitting traced
     // median with wait_ends stamped too: H200 9.9%, H100 10.4%; without: 9.6%, 9.6%).
-    if (kind == EventKind::complete && cta_.run().timed.is_timed(op))
-        t += whole_cycles(cta_.run().timing.trace_probe_cycles);
+    if (kind == EventKind::complete) t += whole_cycles(cta_.run().probe_stamped_cycles(op));
     for (int l : ev_lanes) cta_.run().log.add(site(op, l), kind, t, detail);
 }
 

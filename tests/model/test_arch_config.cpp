@@ -62,6 +62,10 @@ TEST_CASE("arch: both shipped configs load, with a source for every number", "[m
         // The register tracer's per-op cost, fitted per GPU (traces/analysis/fit_probe_cycles.py):
         // the same on both since every warp pays it and the pass cost is measured apart.
         CHECK(c.timing().trace_probe_cycles == 25);
+        // A read inside a one-thread run's branch (fitted), and the prologue per further warp
+        // on a scheduler (traces/analysis/prologue_warps.py on each GPU's fitting traces).
+        CHECK(c.timing().trace_in_branch_probe_cycles == 5);
+        CHECK(c.timing().trace_prologue_warp_cycles == (name == "h200" ? 77 : 86));
         CHECK(c.timing().hbm_bytes_per_cycle > 1000);   // the chip's HBM, ~14x one SM's TMA port
         CHECK(c.timing().predicate_select_cycles == 26);  // calibrate/warps_shared_access on each GPU
         // calibrate/mbarrier_blocked_wake and shared_v4_conflict_warps: identical on both GPUs.
@@ -78,7 +82,7 @@ TEST_CASE("arch: both shipped configs load, with a source for every number", "[m
         // A traced kernel's warp passing a predicated op (traces/analysis/skipped_ops.py).
         CHECK(c.timing().trace_predicate_skip_cycles == (name == "h200" ? 77 : 78));  // the gap less the probe
         CHECK(c.timing().bar_arrive_cycles == (name == "h200" ? 32 : 31));  // calibrate/named_barrier_arrive
-        CHECK(c.sources().size() == 81);  // 35 + bar_arrive, mbarrier_lane_wait_min, trace_global_words_prologue, trace_predicate_skip, branched_global_load, global_load_first_line, global_load_first_access, trace_sync_hold, predicate_select, predicate_division, mbarrier_lane_wait_resume, global_store, tma_store_read, tma_store_bytes_per_cycle + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
+        CHECK(c.sources().size() == 83);  // 35 + trace_in_branch_probe, trace_prologue_warp, bar_arrive, mbarrier_lane_wait_min, trace_global_words_prologue, trace_predicate_skip, branched_global_load, global_load_first_line, global_load_first_access, trace_sync_hold, predicate_select, predicate_division, mbarrier_lane_wait_resume, global_store, tma_store_read, tma_store_bytes_per_cycle + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
         // Each number says where it comes from: a device measurement, a fit to measurements,
         // a hopper-figures.md row, a derivation from one, or an explicit estimate.
         for (const auto& [key, source] : c.sources()) {

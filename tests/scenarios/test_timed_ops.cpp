@@ -109,3 +109,59 @@ program:
     CHECK_FALSE(all.folded[6]);  // followed by a wait
     CHECK_FALSE(timed_ops(s, TraceLevel::none).folded[2]);
 }
+
+namespace {
+// Op ids: 0-2 mbarrier.init by thread0, 3 fence.mbarrier_init by thread0, 4 sync,
+// 5 mbarrier.arrive by thread0, 6 mbarrier.wait by thread0, 7 mbarrier.arrive by thread0,
+// 8 mbarrier.arrive by thread1, 9 arrive_expect_tx by elected, 10 mbarrier.arrive by thread1.
+const char* kThreadRuns = R"(
+scenario: thread_runs
+launch: {grid: [1], block: 64}
+barriers:
+  a: {}
+  b: {}
+  c: {}
+program:
+  - {op: mbarrier.init, barrier: a, count: 1, by: thread0}
+  - {op: mbarrier.init, barrier: b, count: 2, by: thread0}
+  - {op: mbarrier.init, barrier: c, count: 1, by: thread0}
+  - {op: fence.mbarrier_init, by: thread0}
+  - {op: sync}
+  - {op: mbarrier.arrive, barrier: a, by: thread0}
+  - {op: mbarrier.wait, barrier: a, parity: 0, by: thread0}
+  - {op: mbarrier.arrive, barrier: b, by: thread0}
+  - {op: mbarrier.arrive, barrier: b, by: thread1}
+  - {op: mbarrier.arrive_expect_tx, barrier: c, bytes: 0, by: elected}
+  - {op: mbarrier.arrive, barrier: c, by: thread1}
+)";
+}  // namespace
+
+TEST_CASE("ops one thread runs back to back are timed by reads inside their branch", "[scenarios][trace]") {
+    const Scenario s = load_scenario_text(kThreadRuns, "thread_runs.yaml");
+    const TimedOps all = timed_ops(s, TraceLevel::all);
+    REQUIRE(all.in_branch.size() == 11);
+    // thread0's three inits and its fence share one branch; the run's words move after the fence.
+    for (int op = 0; op < 4; ++op) {
+        CHECK(all.in_branch[op]);
+        CHECK(all.timed[op]);
+        CHECK_FALSE(all.folded[op]);
+    }
+    CHECK(all.ends_branch[3] == 4);
+    CHECK(all.ends_branch[0] == 0);
+    CHECK(all.ends_branch[2] == 0);
+    // A barrier is no part of a run, nor is a wait: the arrive before the wait stands alone.
+    CHECK_FALSE(all.in_branch[4]);
+    CHECK_FALSE(all.in_branch[5]);
+    CHECK_FALSE(all.in_branch[6]);
+    // Another thread's op ends the run: thread0's arrive and thread1's are each alone, and an
+    // elected op between two of thread1's parts them.
+    CHECK_FALSE(all.in_branch[7]);
+    CHECK_FALSE(all.in_branch[8]);
+    CHECK_FALSE(all.in_branch[10]);
+    // Untimed ops are read nowhere: at level waits the inits run bare, and at none nothing is timed.
+    const TimedOps waits = timed_ops(s, TraceLevel::waits);
+    CHECK_FALSE(waits.in_branch[0]);
+    CHECK(waits.ends_branch[3] == 0);
+    const TimedOps none = timed_ops(s, TraceLevel::none);
+    CHECK_FALSE(none.in_branch[1]);
+}
