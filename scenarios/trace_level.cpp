@@ -116,7 +116,7 @@ TimedOps timed_ops(const Scenario& s, TraceLevel level) {
     out.in_branch.assign(n, false);
     out.ends_branch.assign(n, 0);
     mark(s.program, level, false, out);
-    if (level == TraceLevel::all || level == TraceLevel::waits) mark_thread_runs(s.program, out);
+    mark_thread_runs(s.program, out);
     return out;
 }
 

@@ -37,7 +37,7 @@ bool op_traced(const Op& op, TraceLevel level);
 // A third kind of run is timed op by op, but cheaply: ops that one thread (`by: threadN`) runs
 // back to back share one branch, in which that thread reads the clock after each op into a
 // register; its warp reads the clock once more after the branch and moves the words then
-// (joins_thread_run). Such an op is `in_branch`; the last of its run is `ends_branch`.
+// (joins_one_thread_branch). Such an op is `in_branch`; the last of its run is `ends_branch`.
 struct TimedOps {
     std::vector<bool> timed;   // the op pays a clock read and stores its word(s)
     std::vector<bool> folded;  // the op is part of a run timed by a later op

@@ -13,8 +13,8 @@ struct TimingParams {
     double kernel_prologue_cycles = 0;       // kernel entry to the first op of a warp
     double trace_global_words_prologue_cycles = 0;  // more, traced with the clock words in global memory
     double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)
-    double trace_in_branch_probe_cycles = 0;
-    double trace_prologue_warp_cycles = 0;    // the traced prologue's time per further warp on each SM sub-partition  // its clock read inside a one-thread run's branch
+    double trace_in_branch_probe_cycles = 0;  // its clock read inside a one-thread run's branch
+    double trace_prologue_warp_cycles = 0;    // the traced prologue's time per further warp on each SM scheduler
     double trace_predicate_skip_cycles = 0;  // the traced kernel's warp passing a timed op its predicate leaves it out of
     double issue_cycles = 0;                 // a plain instruction (fences aside)
     double predicate_select_cycles = 0;      // an op `by` a predicate: the vote and branch that pick its threads
