@@ -1,6 +1,7 @@
 // tmasim codegen FILE: the CUDA C++ (inline PTX) the device backend would run, and
 // optionally an NVRTC compile of it for a target. Needs no GPU: a kernel engineer can read
-// exactly what runs, and CI compiles every catalog kernel this way.
+// exactly what runs, and CI compiles every catalog kernel this way. --cubin keeps the compiled
+// kernel, for a disassembler (cuobjdump -sass) where the toolkit has one.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -20,6 +21,7 @@ struct CodegenArgs {
     std::string file;
     std::string output;
     std::string target;
+    std::string cubin;
     std::string trace = "all";
     std::string trace_words = "global";
     std::string shared_dump = "auto";
@@ -28,6 +30,7 @@ struct CodegenArgs {
 
 int run_codegen(const CodegenArgs& a) {
     if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
+    if (!a.cubin.empty()) refuse_overwriting_input(a.cubin, {a.file}, "--cubin");
     Scenario s = load_scenario_file(a.file);
     const device::TraceWordsIn words_in =
         a.trace_words == "shared" ? device::TraceWordsIn::shared : device::TraceWordsIn::global;
@@ -49,6 +52,11 @@ int run_codegen(const CodegenArgs& a) {
     }
     std::cerr << a.file << ": compiled for " << a.target << " (" << r.cubin.size() << " bytes of cubin, NVRTC "
               << device::nvrtc_version() << ")\n";
+    if (!a.cubin.empty()) {
+        std::ofstream out(a.cubin, std::ios::binary);
+        out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
+        if (!out) throw std::runtime_error("cannot write " + a.cubin);
+    }
     return kOk;
 }
 
@@ -61,6 +69,8 @@ void add_codegen_command(CLI::App& app, Action& action) {
     sub->add_option("-o,--output", args->output, "Write the source to this file instead of standard output");
     sub->add_option("--compile", args->target, "Also compile it with NVRTC for this target (no GPU needed)")
         ->check(CLI::IsMember({"sm_90a", "sm_100a"}));
+    sub->add_option("--cubin", args->cubin, "With --compile: write the compiled kernel (a cubin) to this file")
+        ->needs("--compile");
     sub->add_option("--trace", args->trace, "The trace level the kernel is generated for (see `tmasim run --trace`)")
         ->check(CLI::IsMember({"all", "waits", "none"}))
         ->capture_default_str();

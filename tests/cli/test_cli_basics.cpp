@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "cli_runner.h"
 
 using tmasim_test::scratch;
@@ -70,4 +74,20 @@ TEST_CASE("validate rejects a malformed scenario with file:line:col on stderr", 
     CHECK(all.err.find(other + ":" + std::to_string(bad_line) + ":1: error: ") != std::string::npos);
     CHECK(all.err.find("/nonexistent/scenario.yaml:0:0: error: ") != std::string::npos);
     CHECK(all.err.find("tmasim: 3 of 4 files are invalid") != std::string::npos);
+}
+
+TEST_CASE("codegen --cubin keeps the NVRTC-compiled kernel and needs --compile", "[cli]") {
+    const std::string cubin = scratch("bulk_add_one_1d.cubin");
+    CHECK(run_cli("codegen scenarios/catalog/guide/bulk_add_one_1d.yaml -q --cubin '" + cubin + "'").code == 2);
+    const auto r = run_cli("codegen scenarios/catalog/guide/bulk_add_one_1d.yaml -q --compile sm_90a --cubin '" + cubin + "'");
+    if (r.code == 2 && r.err.find("was not built") != std::string::npos) {
+        WARN("SKIPPED: this tmasim was configured without the CUDA toolkit (no NVRTC): " << r.err);
+        return;
+    }
+    REQUIRE(r.code == 0);
+    std::ifstream in(cubin, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(bytes.substr(0, 4) == "\x7f" "ELF");
+    // The size codegen reports is the size of the file it wrote.
+    CHECK(r.err.find("(" + std::to_string(bytes.size()) + " bytes of cubin") != std::string::npos);
 }
