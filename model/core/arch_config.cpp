@@ -102,6 +102,7 @@ const std::vector<ParamEntry>& param_table() {
         {"wgmma_commit_cycles", &TimingParams::wgmma_commit_cycles},
         {"wgmma_store_base_cycles", &TimingParams::wgmma_store_base_cycles},
         {"wgmma_store_register_cycles", &TimingParams::wgmma_store_register_cycles},
+        {"wgmma_store_queue_wavefronts", &TimingParams::wgmma_store_queue_wavefronts},
         {"tensormap_stage_cycles", &TimingParams::tensormap_stage_cycles},
         {"tensormap_replace_cycles", &TimingParams::tensormap_replace_cycles},
         {"tensormap_cp_fenceproxy_cycles", &TimingParams::tensormap_cp_fenceproxy_cycles},

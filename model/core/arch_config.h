@@ -95,6 +95,9 @@ struct TimingParams {
     double wgmma_commit_cycles = 0;          // wgmma.commit_group
     double wgmma_store_base_cycles = 0;      // acc_store: the fixed part (fragment addresses)
     double wgmma_store_register_cycles = 0;  // acc_store: each register's st.shared
+    // acc_store: the warpgroup's fragment-store wavefronts the posted-store queues hold before
+    // the shared-memory pipe (smem_port_bytes_per_cycle) holds the warps back
+    double wgmma_store_queue_wavefronts = 0;
     // Tensor maps in global memory (tensormap.replace and its fences).
     double tensormap_stage_cycles = 0;              // one thread copies the 128-byte template to shared memory
     double tensormap_replace_cycles = 0;            // tensormap.replace of one field

@@ -262,6 +262,7 @@ double WgmmaWarpOps::store(const Op& op, const std::vector<int>& lanes) {
     const std::vector<float>& regs = state_.registers(warp_in_group_, op.acc);
     SharedRaceCheck races(cta_, op, buf.name, base);
     uint8_t* data = cta_.smem().data() + base;
+    std::vector<std::vector<BankModel::LaneAccess>> per_register(static_cast<size_t>(n / 2));
     for (int l : lanes) {
         const int thread = w_.thread(l);
         const EventSite site = w_.site(op, l);
@@ -271,11 +272,29 @@ double WgmmaWarpOps::store(const Op& op, const std::vector<int>& lanes) {
             races.generic(site, thread, base + e * 4, 4, true);
             store_element_float(data, DType::f32, e, regs.at((row - 16 * warp_in_group_) * n + col));
             cta_.tracker().generic_write(thread, base + e * 4, 4, op.id);
+            per_register[static_cast<size_t>(i)].push_back({l, base + e * 4});
         }
     }
     state_.register_access(warp_in_group_, op.acc, op.id);
-    // One posted st.shared per register, unrolled on the device.
-    return tp_.wgmma_store_base_cycles + (n / 2) * tp_.wgmma_store_register_cycles;
+    return store_cycles(per_register);
+}
+
+// One posted st.shared.b32 per register, unrolled on the device (its SASS: one STS each).
+// Posted stores cost the warp their issue until the warpgroup's queued wavefronts pass
+// wgmma_store_queue_wavefronts; past that the four warps (whole warpgroups store together)
+// wait on the SM's shared-memory pipe, 128 bytes a wavefront at smem_port_bytes_per_cycle.
+// The fragment rows of an [64, N] f32 buffer lie N words apart: for N a multiple of 32 each
+// register's store is an 8-way bank conflict, which is what makes wide accumulators' stores
+// slow (H200: N=64 997 cycles, N=256 3650, where the per-register line gives 149 and 533).
+double WgmmaWarpOps::store_cycles(const std::vector<std::vector<BankModel::LaneAccess>>& per_register) const {
+    int64_t wavefronts = 0;
+    for (const auto& accesses : per_register) wavefronts += BankModel::cost(accesses, 4).wavefronts;
+    const double issue = tp_.wgmma_store_base_cycles + double(per_register.size()) * tp_.wgmma_store_register_cycles;
+    const double group_wavefronts = double(4 * wavefronts);
+    const double wavefronts_per_cycle = tp_.smem_port_bytes_per_cycle / 128.0;
+    const double drain = tp_.wgmma_store_base_cycles +
+                         std::max(0.0, group_wavefronts - tp_.wgmma_store_queue_wavefronts) / wavefronts_per_cycle;
+    return std::max(issue, drain);
 }
 
 }  // namespace tmasim::model

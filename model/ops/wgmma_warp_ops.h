@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "model/state/bank_model.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
@@ -39,6 +40,7 @@ private:
     void wait(const Op& op, const std::vector<int>& lanes);
     void fill(const Op& op);
     double store(const Op& op, const std::vector<int>& lanes);
+    double store_cycles(const std::vector<std::vector<BankModel::LaneAccess>>& per_register) const;
     void check_fence(const Op& op);
     void check_not_pending(const Op& op);
     // Generic writes an operand read finds unfenced: buffer bytes, writer threads, ops.

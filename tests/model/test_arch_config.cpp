@@ -82,7 +82,11 @@ TEST_CASE("arch: both shipped configs load, with a source for every number", "[m
         // A traced kernel's warp passing a predicated op (traces/analysis/skipped_ops.py).
         CHECK(c.timing().trace_predicate_skip_cycles == (name == "h200" ? 77 : 78));  // the gap less the probe
         CHECK(c.timing().bar_arrive_cycles == (name == "h200" ? 32 : 31));  // calibrate/named_barrier_arrive
-        CHECK(c.sources().size() == 83);  // 35 + trace_in_branch_probe, trace_prologue_warp, bar_arrive, mbarrier_lane_wait_min, trace_global_words_prologue, trace_predicate_skip, branched_global_load, global_load_first_line, global_load_first_access, trace_sync_hold, predicate_select, predicate_division, mbarrier_lane_wait_resume, global_store, tma_store_read, tma_store_bytes_per_cycle + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
+        // The fragment stores' queue (fitted to the four acc_store widths the traces have), and the
+        // commit that closes a store, re-measured on the one-warm-launch recordings (store_commit.py).
+        CHECK(c.timing().wgmma_store_queue_wavefronts == 96);
+        CHECK(c.timing().bulk_commit_cycles == (name == "h200" ? 33 : 35.5));
+        CHECK(c.sources().size() == 84);  // 35 + wgmma_store_queue_wavefronts, trace_in_branch_probe, trace_prologue_warp, bar_arrive, mbarrier_lane_wait_min, trace_global_words_prologue, trace_predicate_skip, branched_global_load, global_load_first_line, global_load_first_access, trace_sync_hold, predicate_select, predicate_division, mbarrier_lane_wait_resume, global_store, tma_store_read, tma_store_bytes_per_cycle + tma_store_latency + mbarrier_wait_ready + snapshot_vector + the six cluster numbers + the seven wgmma ones + five tensormap ones + cp_async_arrive, bulk/tensor_reduce_issue, dsmem_load_wavefront, hbm_bytes_per_cycle, l2_sectors_per_cycle, l2_request_overhead_sectors, hbm_sm_bytes_per_cycle, hbm_sm_burst_bytes, hbm_sm_load_slowdown, l2_bytes
         // Each number says where it comes from: a device measurement, a fit to measurements,
         // a hopper-figures.md row, a derivation from one, or an explicit estimate.
         for (const auto& [key, source] : c.sources()) {
