@@ -256,10 +256,13 @@ void KernelWriter::emit_word_stores(WordStorers who) {
     // store per word, 1.02 with no stores in its loop (`bench executor-overhead --variant`,
     // 2026-11-26). Elsewhere (a wait's hang path, where only some lanes are, or words in shared
     // memory) the elected lane stores them one by one.
+    // Lane j picks word j with selp (ptx_wrappers.cpp selp_b32), not a `?:` chain: that one
+    // compiled to a divergent branch tree that cost each such store ~1000 cycles (H200: the
+    // op holding it took 930-1100 cycles more than the model's, 5 of 5 in the fitting traces).
     if (who == WordStorers::whole_warp && words_in_ == TraceWordsIn::global && pending_ > 1) {
-        std::string word = fmt::format("tbuf[{}]", pending_ - 1);
-        for (int j = pending_ - 2; j >= 0; --j) word = fmt::format("lane == {} ? tbuf[{}] : {}", j, j, word);
-        line(fmt::format("if (lane < {}) st_global_u32(tw + {} + lane, {});", pending_, segment_ - pending_, word));
+        std::string picks = "{ unsigned word = tbuf[0];";
+        for (int j = 1; j < pending_; ++j) picks += fmt::format(" word = selp_b32(tbuf[{0}], word, lane == {0});", j);
+        line(picks + fmt::format(" if (lane < {}) st_global_u32(tw + {} + lane, word); }}", pending_, segment_ - pending_));
         return;
     }
     std::string stores = "if (lane == (int)leader_lane) {";

@@ -309,6 +309,16 @@ __device__ __forceinline__ void st_global_u32(unsigned* addr, unsigned v) {
 #endif
 }
 
+// PTX: selp.b32 d, a, b, p;  sm_20 (p: c != 0). A lane picks its clock word from registers
+// every lane holds alike: a chain of C++ `?:` on the lane index compiled to a divergent branch
+// tree, ~1000 cycles per 16-word store of the trace words on an H200; selp stays branch-free.
+__device__ __forceinline__ unsigned selp_b32(unsigned a, unsigned b, bool c) {
+    unsigned d;
+    asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.b32 %0, %1, %2, p;\n\t}"
+        : "=r"(d) : "r"(a), "r"(b), "r"((unsigned)c));
+    return d;
+}
+
 // PTX: ld.shared.v4.u32 {a, b, c, d}, [addr];  sm_20 (a warp copying its words out)
 __device__ __forceinline__ uint4 ld_shared_v4_u32(unsigned addr) {
     uint4 v;
@@ -376,6 +386,7 @@ const char* const kPtxWrapperNames[] = {
     "st_volatile_shared_u32",
     "st_shared_u32",
     "st_global_u32",
+    "selp_b32",
     "ld_shared_v4_u32",
     "ld_volatile_global_s32",
 };

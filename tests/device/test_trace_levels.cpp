@@ -70,9 +70,11 @@ TEST_CASE("trace level none leaves no per-op clock read or store, entry and exit
     CHECK(count(all, ": by elected, one branch") == 4 + 1);
     CHECK(count(all, "// op 7 begins") == 0);
     // The steady loop's three words (in global memory here), stored at its end by three lanes in
-    // one store instruction; a __syncwarp holds the sync's clock read.
-    CHECK(all.find("if (lane < 3) st_global_u32(tw + 0 + lane, lane == 0 ? tbuf[0] : lane == 1 ? tbuf[1] : "
-                   "tbuf[2]);\n            tw += 3;") != std::string::npos);
+    // one store instruction, each lane picking its word with selp (no branch); a __syncwarp
+    // holds the sync's clock read.
+    CHECK(all.find("{ unsigned word = tbuf[0]; word = selp_b32(tbuf[1], word, lane == 1); word = selp_b32(tbuf[2], "
+                   "word, lane == 2); if (lane < 3) st_global_u32(tw + 0 + lane, word); }\n            tw += 3;") !=
+          std::string::npos);
     // Segments: before the steady loop (9 words), its body (3), after it (8).
     CHECK(count(all, "tw += ") == 2);
     CHECK(all.find("tw += 9;") != std::string::npos);
