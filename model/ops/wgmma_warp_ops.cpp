@@ -290,8 +290,9 @@ double WgmmaWarpOps::store_cycles(const std::vector<std::vector<BankModel::LaneA
     int64_t wavefronts = 0;
     for (const auto& accesses : per_register) wavefronts += BankModel::cost(accesses, 4).wavefronts;
     const double issue = tp_.wgmma_store_base_cycles + double(per_register.size()) * tp_.wgmma_store_register_cycles;
-    const double group_wavefronts = double(4 * wavefronts);
-    const double wavefronts_per_cycle = tp_.smem_port_bytes_per_cycle / 128.0;
+    const double group_wavefronts = double(WgmmaState::kWarps * wavefronts);
+    const double wavefront_bytes = BankModel::kBanks * BankModel::kBankBytes;
+    const double wavefronts_per_cycle = tp_.smem_port_bytes_per_cycle / wavefront_bytes;
     const double drain = tp_.wgmma_store_base_cycles +
                          std::max(0.0, group_wavefronts - tp_.wgmma_store_queue_wavefronts) / wavefronts_per_cycle;
     return std::max(issue, drain);
