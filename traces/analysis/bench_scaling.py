@@ -7,8 +7,8 @@ ARCH_OF_GPU = {"NVIDIA-H200": "h200", "NVIDIA-H100-80GB-HBM3": "h100-sxm"}
 
 
 def arch_number(arch, key):
-    """The value of `key` in model/arch/<arch>.yaml."""
-    with open(os.path.join("model/arch", arch + ".yaml")) as fh:
+    """The value of `key` in <arch dir>/<arch>.yaml: $TMASIM_ARCH_DIR as tmasim reads it, else model/arch."""
+    with open(os.path.join(os.environ.get("TMASIM_ARCH_DIR", "model/arch"), arch + ".yaml")) as fh:
         return float(re.search(r"\n  %s:\s*\n\s*value:\s*([-\d.eE+]+)" % re.escape(key), fh.read()).group(1))
 # Per case: the per-CTA region constant in the catalog scenario, elements per 16 KiB tile in
 # that global's first dimension, bytes into shared memory per tile, loop over t is tiles - 4.

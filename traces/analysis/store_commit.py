@@ -16,10 +16,12 @@ usage (from the repository root):
   traces/analysis/store_commit.py [--gpu NVIDIA-H200] [--tmasim build/cli/tmasim]
 Stdlib only.
 """
-import argparse, collections, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, collections, json, os, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_scaling import arch_number  # noqa: E402
 from fit_arch_number import ARCH_OF_GPU  # noqa: E402
+from op_durations import load_events  # noqa: E402
 from recording import trace_words_args  # noqa: E402
 from split import split_traces  # noqa: E402
 
@@ -30,11 +32,8 @@ STARTS = ("issue", "wait_begin")
 def thread_events(path):
     """Each (cta, warp, lane)'s device-visible events in time order (an op's start before its end)."""
     threads = collections.defaultdict(list)
-    with open(path) as fh:
-        for line in fh:
-            e = json.loads(line)
-            if e.get("type") == "event" and not e.get("model_only"):
-                threads[(e["cta"], e["warp"], e["lane"])].append(e)
+    for e in load_events(path):
+        threads[(e["cta"], e["warp"], e["lane"])].append(e)
     for evs in threads.values():
         evs.sort(key=lambda e: (e["t"], e["op"], 0 if e["kind"] in STARTS else 1))
     return threads
@@ -56,17 +55,12 @@ def copy_commit_pairs(path):
     return pairs
 
 
-def config_number(arch_dir, arch, name):
-    text = open(os.path.join(arch_dir, arch + ".yaml")).read()
-    return float(re.search(r"\n  %s:\s*\n\s*value:\s*([-\d.]+)" % re.escape(name), text).group(1))
-
-
 ap = argparse.ArgumentParser()
 ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH_OF_GPU))
 ap.add_argument("--tmasim", default="build/cli/tmasim")
 args = ap.parse_args()
 arch = ARCH_OF_GPU[args.gpu]
-commit_now = config_number(os.environ.get("TMASIM_ARCH_DIR", "model/arch"), arch, "bulk_commit_cycles")
+commit_now = arch_number(arch, "bulk_commit_cycles")
 
 costs = collections.defaultdict(list)
 with tempfile.TemporaryDirectory() as tmp:
