@@ -21,12 +21,13 @@ usage (from the repository root):
   traces/analysis/skipped_ops.py [--gpu NVIDIA-H200]
 Needs python3-yaml (.ci/install-deps).
 """
-import argparse, collections, json, os, re, statistics, sys
+import argparse, collections, os, re, statistics, sys
 
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_scaling import ARCH_OF_GPU, arch_number  # noqa: E402
+from program_order import instances, warp_spans  # noqa: E402
 from split import split_folders  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -34,40 +35,6 @@ ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH_OF_GPU))
 args = ap.parse_args()
 
 PREDICATE = re.compile(r"[<>=&|%!]")  # `by` text that is an expression, not warpN/threadN/elected
-
-
-def instances(program, iters, ids, out):
-    """(op id, loop indices, op) for every op instance in program order, loops written out
-    with constant counts (the fitting scenarios' loops all have one)."""
-    for op in program:
-        op_id = ids[0]
-        ids[0] += 1
-        if op.get("op") == "loop":
-            body_first = ids[0]
-            for k in range(int(op["count"])):
-                ids[0] = body_first
-                instances(op["body"], iters + [k], ids, out)
-        else:
-            out.append((op_id, tuple(iters), op))
-    return out
-
-
-def warp_spans(path):
-    """{warp: {(op, iters): {"b": begin, "e": end}}} of CTA 0, or None for a trace not at level all."""
-    spans = collections.defaultdict(dict)
-    with open(path) as fh:
-        if json.loads(fh.readline()).get("extra", {}).get("trace_level", "all") != "all":
-            return None
-        for line in fh:
-            e = json.loads(line)
-            if e.get("type") != "event" or e["cta"] != 0 or e.get("model_only"):
-                continue
-            s = spans[e["warp"]].setdefault((e["op"], tuple(e["iters"])), {})
-            if e["kind"] in ("issue", "wait_begin"):
-                s.setdefault("b", e["t"])
-            elif e["kind"] in ("complete", "wait_end"):
-                s["e"] = e["t"]
-    return spans
 
 
 groups = collections.defaultdict(list)
@@ -83,7 +50,7 @@ for folder in split_folders("fitting"):
         if spans is None:
             continue
         try:
-            order = instances(yaml.safe_load(open(scenario))["program"], [], [0], [])
+            order = instances(yaml.safe_load(open(scenario))["program"])
         except (KeyError, TypeError, ValueError):
             continue  # a loop count that is not a constant: not expanded here
         place = {(op_id, iters): n for n, (op_id, iters, _) in enumerate(order)}
