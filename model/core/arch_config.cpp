@@ -32,6 +32,7 @@ const std::vector<ParamEntry>& param_table() {
         {"trace_prologue_warp_cycles", &TimingParams::trace_prologue_warp_cycles},
         {"trace_predicate_skip_cycles", &TimingParams::trace_predicate_skip_cycles},
         {"issue_cycles", &TimingParams::issue_cycles},
+        {"elected_tma_load_pass_cycles", &TimingParams::elected_tma_load_pass_cycles},
         {"predicate_select_cycles", &TimingParams::predicate_select_cycles},
         {"predicate_division_cycles", &TimingParams::predicate_division_cycles},
         {"branched_global_load_cycles", &TimingParams::branched_global_load_cycles},
@@ -186,9 +187,12 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
             fail(path, entry, key + ".value", "expected a number");
         }
         // The tracer's per-op costs may be nothing at all, and so may the share of HBM an SM
-        // loses to a busy chip (a fraction below 1); every other figure is a real time or rate.
+        // loses to a busy chip (a fraction below 1) and what passing a guarded op costs (its
+        // script measures against the model with it at 0); every other figure is a real time or rate.
         const bool may_be_zero =
-            key == "trace_probe_cycles" || key == "trace_in_branch_probe_cycles" || key == "trace_prologue_warp_cycles" || key == "trace_predicate_skip_cycles" || key == "trace_sync_hold_cycles" || key == "hbm_sm_load_slowdown";
+            key == "trace_probe_cycles" || key == "trace_in_branch_probe_cycles" || key == "trace_prologue_warp_cycles" ||
+            key == "trace_predicate_skip_cycles" || key == "trace_sync_hold_cycles" || key == "hbm_sm_load_slowdown" ||
+            key == "elected_tma_load_pass_cycles";
         if (may_be_zero ? !(v >= 0) : !(v > 0))
             fail(path, entry["value"], key + ".value", may_be_zero ? "must be zero or more" : "must be a positive number");
         if (key == "hbm_sm_load_slowdown" && !(v < 1))

@@ -99,7 +99,11 @@ struct RunContext {
     // What a warp none of whose threads an op picks spends passing it. The traced kernel's
     // vote for a timed op by a predicate costs such a warp far more than the untraced one's
     // (traces/analysis/skipped_ops.py); a warp selector's branch costs nothing measurable.
+    // An elected op is guarded, not branched (device/kernel_writer*.cpp: the elected lane's
+    // instructions are predicated), and every other warp runs the guarded tma.load's code: it
+    // waits for the tensor map's address, a kernel parameter, even where the guard is off.
     double passing_cycles(const Op& op) const {
+        if (op.by.kind == Selector::Kind::elected && op.kind == OpKind::tma_load) return timing.elected_tma_load_pass_cycles;
         return op.by.kind == Selector::Kind::predicate && timed.is_timed(op) ? timing.trace_predicate_skip_cycles : 0.0;
     }
 
