@@ -1,7 +1,7 @@
 // Every catalog scenario (teach/, guide/, hazards/, calibrate/; not invalid/) run on the
 // model gives the outcome its `expect:` promises, and the first diagnostic with that
 // outcome has the expected rule and names the expected op. Two runs are identical (checked
-// outside the sanitizer build).
+// outside the sanitizer build). The sanitizer build leaves out the full_chip/ folders.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -56,6 +56,12 @@ TEST_CASE("catalog: every scenario meets its expect on the model, deterministica
     const auto files = catalog_files();
     REQUIRE(files.size() >= 26 + 6);
     for (const fs::path& file : files) {
+#if defined(__SANITIZE_ADDRESS__)
+        // 132-CTA runs of the layout and L2-request scenarios: 132 of this test's 193 s under
+        // ASan (2026-11-28, 2 cores). Their code runs under ASan in layouts/' one-CTA siblings
+        // here and in tests/model/test_l2_request_path.cpp; the normal build runs them all.
+        if (file.parent_path().filename() == "full_chip") continue;
+#endif
         DYNAMIC_SECTION(file.lexically_relative(fs::path(TMASIM_SOURCE_DIR)).string()) {
             const Scenario s = load_scenario_file(file.string());
             const RunResult r = run_model(s);
