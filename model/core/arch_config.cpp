@@ -33,6 +33,7 @@ const std::vector<ParamEntry>& param_table() {
         {"trace_predicate_skip_cycles", &TimingParams::trace_predicate_skip_cycles},
         {"issue_cycles", &TimingParams::issue_cycles},
         {"elected_tma_load_pass_cycles", &TimingParams::elected_tma_load_pass_cycles},
+        {"elected_tma_map_first_pass_cycles", &TimingParams::elected_tma_map_first_pass_cycles},
         {"predicate_select_cycles", &TimingParams::predicate_select_cycles},
         {"predicate_division_cycles", &TimingParams::predicate_division_cycles},
         {"branched_global_load_cycles", &TimingParams::branched_global_load_cycles},
@@ -192,7 +193,7 @@ ArchConfig ArchConfig::load_file(const std::string& path) {
         const bool may_be_zero =
             key == "trace_probe_cycles" || key == "trace_in_branch_probe_cycles" || key == "trace_prologue_warp_cycles" ||
             key == "trace_predicate_skip_cycles" || key == "trace_sync_hold_cycles" || key == "hbm_sm_load_slowdown" ||
-            key == "elected_tma_load_pass_cycles";
+            key == "elected_tma_load_pass_cycles" || key == "elected_tma_map_first_pass_cycles";
         if (may_be_zero ? !(v >= 0) : !(v > 0))
             fail(path, entry["value"], key + ".value", may_be_zero ? "must be zero or more" : "must be a positive number");
         if (key == "hbm_sm_load_slowdown" && !(v < 1))

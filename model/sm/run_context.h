@@ -101,9 +101,13 @@ struct RunContext {
     // (traces/analysis/skipped_ops.py); a warp selector's branch costs nothing measurable.
     // An elected op is guarded, not branched (device/kernel_writer*.cpp: the elected lane's
     // instructions are predicated), and every other warp runs the guarded tma.load's code: it
-    // waits for the tensor map's address, a kernel parameter, even where the guard is off.
+    // waits for the tensor map's address, a kernel parameter, even where the guard is off
+    // (WarpProcess adds the first pass of each map).
+    static bool passes_guarded_tma_load(const Op& op) {
+        return op.by.kind == Selector::Kind::elected && op.kind == OpKind::tma_load;
+    }
     double passing_cycles(const Op& op) const {
-        if (op.by.kind == Selector::Kind::elected && op.kind == OpKind::tma_load) return timing.elected_tma_load_pass_cycles;
+        if (passes_guarded_tma_load(op)) return timing.elected_tma_load_pass_cycles;
         return op.by.kind == Selector::Kind::predicate && timed.is_timed(op) ? timing.trace_predicate_skip_cycles : 0.0;
     }
 

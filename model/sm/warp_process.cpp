@@ -71,8 +71,23 @@ void WarpProcess::exec_ops(const std::vector<Op>& ops) {
         // ends it. Predicting that kernel, the model pays the same, and nothing when it
         // predicts the kernel as it runs (trace level none, the default).
         const bool executed = exec(op);
-        spend(cta_.run().probe_spent_cycles(op) + (executed ? 0.0 : cta_.run().passing_cycles(op)));
+        spend(cta_.run().probe_spent_cycles(op) + (executed ? 0.0 : passing_cycles(op)));
     }
+}
+
+// What this warp spends on an op none of its threads run (RunContext::passing_cycles); the
+// first guarded tma.load of a map it passes also waits for the map's address to reach the SM
+// (calibrate/elected_tma_pass: one load in the first phase cost 111 cycles over the bulk
+// load's phase, two and four loads later 92 and 248).
+double WarpProcess::passing_cycles(const Op& op) {
+    const RunContext& run = cta_.run();
+    double cycles = run.passing_cycles(op);
+    if (RunContext::passes_guarded_tma_load(op) &&
+        std::find(passed_maps_.begin(), passed_maps_.end(), op.map) == passed_maps_.end()) {
+        passed_maps_.push_back(op.map);
+        cycles += run.timing.elected_tma_map_first_pass_cycles;
+    }
+    return cycles;
 }
 
 std::vector<int> WarpProcess::executing_lanes(const Op& op) const {

@@ -106,6 +106,7 @@ private:
     // Runs one op if any lane of this warp executes it; false when the warp skips it
     // (model/ops/warp_dispatch.cpp: the switch over the op families).
     bool exec(const Op& op);
+    double passing_cycles(const Op& op);  // an op none of its threads run
     std::vector<int> executing_lanes(const Op& op) const;
     // The lanes that execute `op` and those that log its events (event_lanes), made once per
     // op: both depend only on the op's selector and this warp (a selector's predicate sees
@@ -136,6 +137,7 @@ private:
     Expr::IntEnv env_;
     std::vector<int64_t> iters_;
     const Op* current_ = nullptr;
+    std::vector<std::string> passed_maps_;  // maps whose guarded tma.load this warp passed
     std::map<std::string, std::vector<uint8_t>> tiles_;
     std::unordered_map<const Op*, OpLanes> lanes_;  // lanes_of; nodes stay put as it grows
     // lanes_ entries by op id, checked against the op's address: a vector read instead of a

@@ -4,11 +4,14 @@
 The generated kernel does not branch around an op `by: elected`: it guards the elected lane's
 instructions with a predicate (device/kernel_writer*.cpp, PtxGuard), so every other warp runs
 the op's code with the guard off. For each traced recording of the fitting folders
-(traces/recorded/SPLIT.yaml) and each warp of CTA 0 that executes op A, passes only elected
-ops, then executes op B: the device's gap from A's end to B's begin less the model's (run
-with elected_tma_load_pass_cycles at 0, the recording's trace level and words). Printed per
-run of passed kinds; then the extra per passed non-tma.load op (the gaps without one), and
-per passed tma.load, the others counted at that extra: the model's elected_tma_load_pass_cycles.
+(traces/recorded/SPLIT.yaml; calibrate/elected_tma_pass measures this) and each warp of CTA 0
+that executes op A, passes only elected ops, then executes op B: the device's gap from A's end
+to B's begin less the model's (run with elected_tma_load_pass_cycles and
+elected_tma_map_first_pass_cycles at 0, the recording's trace level and words). Printed per
+run of passed kinds; then the extra per passed op of another kind (the gaps without a
+tma.load), and, the others counted at that extra, the least-squares split of the rest into a
+cost per passed tma.load and one more for the first tma.load of a map the warp passes: the
+model's elected_tma_load_pass_cycles and elected_tma_map_first_pass_cycles.
 
 usage (from the repository root):
   traces/analysis/elected_passes.py [--gpu NVIDIA-H200] [--tmasim build/cli/tmasim]
@@ -35,11 +38,13 @@ arch_dir = os.path.join(tmp, "arch")
 shutil.copytree(os.environ.get("TMASIM_ARCH_DIR") or "model/arch", arch_dir)
 config = os.path.join(arch_dir, arch + ".yaml")
 with open(config) as fh:
-    text = set_arch_number(fh.read(), "elected_tma_load_pass_cycles", 0, config)
+    text = fh.read()
+for number in ("elected_tma_load_pass_cycles", "elected_tma_map_first_pass_cycles"):
+    text = set_arch_number(text, number, 0, config)
 with open(config, "w") as fh:
     fh.write(text)
 
-groups = collections.defaultdict(list)  # passed kinds -> [(device gap, model gap, trace)]
+groups = collections.defaultdict(list)  # passed kinds -> [(device gap, model gap, trace, first passes)]
 for folder, name, path in split_traces(args.gpu, "fitting"):
     scenario = os.path.join("scenarios/catalog", folder, name + ".yaml")
     if not os.path.exists(scenario):
@@ -62,6 +67,13 @@ for folder, name, path in split_traces(args.gpu, "fitting"):
     model = warp_spans(out)
     os.remove(out)
     place = {(op_id, iters): n for n, (op_id, iters, _) in enumerate(order)}
+    # A warp other than the elected lane's passes every elected tma.load: its first of each map
+    # is the first in program order.
+    first_of_map = {}
+    for n, (_, _, op) in enumerate(order):
+        if op["op"] == "tma.load" and str(op.get("by", "")) == "elected":
+            first_of_map.setdefault(op["map"], n)
+    firsts = set(first_of_map.values())
     for warp, ops in device.items():
         done = sorted((k for k in ops if k in place), key=place.get)
         for a, b in zip(done, done[1:]):
@@ -73,7 +85,8 @@ for folder, name, path in split_traces(args.gpu, "fitting"):
             if "e" not in ops[a] or "b" not in ops[b] or "e" not in m.get(a, {}) or "b" not in m.get(b, {}):
                 continue
             groups[tuple(op["op"] for op in passed)].append(
-                (ops[b]["b"] - ops[a]["e"], m[b]["b"] - m[a]["e"], folder + "/" + name))
+                (ops[b]["b"] - ops[a]["e"], m[b]["b"] - m[a]["e"], folder + "/" + name,
+                 sum(1 for n in range(first + 1, last) if n in firsts)))
 if not groups:
     sys.exit("elected_passes: no gap that passes only elected ops")
 
@@ -81,17 +94,27 @@ print(f"{'passed elected ops':60s} {'n':>4s} {'device':>7s} {'model':>7s} {'trac
 for kinds, gaps in sorted(groups.items(), key=lambda kv: -len(kv[1])):
     print(f"{' '.join(kinds):60s} {len(gaps):4d} {statistics.median(g[0] for g in gaps):7.0f} "
           f"{statistics.median(g[1] for g in gaps):7.0f} {len({g[2] for g in gaps}):6d}")
-other = [(d - m) / len(k) for k, gaps in groups.items() if "tma.load" not in k for d, m, _ in gaps]
+other = [(d - m) / len(k) for k, gaps in groups.items() if "tma.load" not in k for d, m, _, _ in gaps]
 other_extra = statistics.median(other) if other else 0.0
-per_load = []
+# extra = loads * per_load + first_passes * first, by least squares over the gaps with a load
+sxx = sxy = syy = sxe = sye = 0.0
+count = 0
 for kinds, gaps in groups.items():
     loads = kinds.count("tma.load")
-    if loads:
-        per_load += [(d - m - other_extra * (len(kinds) - loads)) / loads for d, m, _ in gaps]
-if not per_load:
-    sys.exit("elected_passes: no gap that passes an elected tma.load")
+    for d, m, _, firsts_passed in gaps:
+        if not loads:
+            continue
+        extra = d - m - other_extra * (len(kinds) - loads)
+        sxx, sxy, syy = sxx + loads * loads, sxy + loads * firsts_passed, syy + firsts_passed * firsts_passed
+        sxe, sye = sxe + loads * extra, sye + firsts_passed * extra
+        count += 1
+det = sxx * syy - sxy * sxy
+if count == 0 or det == 0:
+    sys.exit("elected_passes: too few gaps that pass an elected tma.load to tell a first pass apart")
+per_load = (sxe * syy - sye * sxy) / det
+first = (sye * sxx - sxe * sxy) / det
 print(f"passing an elected op other than tma.load: {other_extra:.1f} cycles more than the model (n={len(other)} gaps)")
-print(f"passing an elected tma.load: median {statistics.median(per_load):.1f} cycles more than the model without it "
-      f"(n={len(per_load)} gaps; p10 {statistics.quantiles(per_load, n=10)[0]:.0f}, p90 "
-      f"{statistics.quantiles(per_load, n=10)[-1]:.0f}): elected_tma_load_pass_cycles ({args.gpu})")
+print(f"passing elected tma.loads ({count} gaps), least squares: {per_load:.1f} cycles per load "
+      f"(elected_tma_load_pass_cycles) and {first:.1f} more for the first of a map the warp passes "
+      f"(elected_tma_map_first_pass_cycles) ({args.gpu})")
 shutil.rmtree(tmp)
