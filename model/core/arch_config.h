@@ -18,7 +18,7 @@ struct TimingParams {
     double trace_predicate_skip_cycles = 0;  // the traced kernel's warp passing a timed op its predicate leaves it out of
     double issue_cycles = 0;                 // a plain instruction (fences aside)
     double elected_tma_load_pass_cycles = 0;  // a warp the elected lane's guard leaves out of a tma.load
-    double elected_tma_map_first_pass_cycles = 0;  // ... the first such load of a map it passes, more
+    double elected_tma_map_first_pass_cycles = 0;  // and more on the first such load of each map the warp passes
     double predicate_select_cycles = 0;      // an op `by` a predicate: the vote and branch that pick its threads
     double predicate_division_cycles = 0;    // such an op: each run-time `/` or `%` of its index or value
     double branched_global_load_cycles = 0; // a global.load in a branch (any `by` but all): address in the branch
