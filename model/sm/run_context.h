@@ -14,6 +14,7 @@
 #include "model/state/next_warp_vote.h"
 #include "model/state/snapshot_log.h"
 #include "model/state/tensormap_state.h"
+#include "model/sm/op_lanes.h"
 #include "scenarios/ir.h"
 #include "scenarios/layout.h"
 #include "scenarios/layout_ops.h"
@@ -38,6 +39,7 @@ struct RunContext {
     const SharedLayout& layout;
     TraceLevel trace;  // the ops that pay the executor's probe cost (none: the untraced kernel)
     TimedOps timed;    // which ops those are (runs of cp.async are timed once, as on the device)
+    const OpLanesTable op_lanes{scenario};  // each op's lanes in each warp, for every CTA
     // Whether the program has cp.async ops: only then do CTAs get the unit and clock slots for them.
     const bool uses_cp_async = [this] {
         for (const Op* op : scenario.all_ops())

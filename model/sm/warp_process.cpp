@@ -90,34 +90,15 @@ double WarpProcess::passing_cycles(const Op& op) {
     return cycles;
 }
 
-std::vector<int> WarpProcess::executing_lanes(const Op& op) const {
-    std::vector<int> lanes;
-    for (int l = 0; l < 32; ++l)
-        if (thread(l) < cta_.num_threads() && op.by.includes(thread(l))) lanes.push_back(l);
-    return lanes;
-}
-
-const WarpProcess::OpLanes& WarpProcess::lanes_of(const Op& op) {
-    const size_t id = static_cast<size_t>(op.id);
-    if (op.id >= 0 && id < lanes_by_id_.size() && lanes_by_id_[id].first == &op) return *lanes_by_id_[id].second;
+const OpLanes& WarpProcess::lanes_of(const Op& op) {
+    if (const OpLanes* shared = cta_.run().op_lanes.find(op, warp_)) return *shared;
     auto it = lanes_.find(&op);
-    if (it == lanes_.end()) {
-        OpLanes l;
-        l.lanes = executing_lanes(op);
-        if (!l.lanes.empty()) l.events = event_lanes(op, l.lanes);
-        it = lanes_.emplace(&op, std::move(l)).first;
-    }
-    if (op.id >= 0) {
-        if (id >= lanes_by_id_.size()) lanes_by_id_.resize(id + 1, {nullptr, nullptr});
-        lanes_by_id_[id] = {&op, &it->second};
-    }
+    if (it == lanes_.end()) it = lanes_.emplace(&op, op_lanes_of(op, warp_, cta_.num_threads())).first;
     return it->second;
 }
 
 std::vector<int> WarpProcess::event_lanes(const Op& op, const std::vector<int>& lanes) const {
-    using K = Selector::Kind;
-    if (op.by.kind == K::thread || op.by.kind == K::elected) return lanes;
-    return {0};
+    return event_lanes_of(op, lanes);
 }
 
 EventSite WarpProcess::site(const Op& op, int lane) const {

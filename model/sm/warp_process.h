@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "model/core/event_log.h"
+#include "model/sm/op_lanes.h"
 #include "scenarios/expr.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
@@ -107,13 +108,8 @@ private:
     // (model/ops/warp_dispatch.cpp: the switch over the op families).
     bool exec(const Op& op);
     double passing_cycles(const Op& op);  // an op none of its threads run
-    std::vector<int> executing_lanes(const Op& op) const;
-    // The lanes that execute `op` and those that log its events (event_lanes), made once per
-    // op: both depend only on the op's selector and this warp (a selector's predicate sees
-    // tid, lane and warp alone), and a full-chip stream asks 500k times.
-    struct OpLanes {
-        std::vector<int> lanes, events;
-    };
+    // The lanes that execute `op` and those that log its events: the run's table
+    // (OpLanesTable), or for an op the scenario does not hold, made here once.
     const OpLanes& lanes_of(const Op& op);
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
@@ -139,10 +135,7 @@ private:
     const Op* current_ = nullptr;
     std::vector<std::string> passed_maps_;  // maps whose guarded tma.load this warp passed
     std::map<std::string, std::vector<uint8_t>> tiles_;
-    std::unordered_map<const Op*, OpLanes> lanes_;  // lanes_of; nodes stay put as it grows
-    // lanes_ entries by op id, checked against the op's address: a vector read instead of a
-    // hash lookup on every op a warp runs.
-    std::vector<std::pair<const Op*, const OpLanes*>> lanes_by_id_;
+    std::unordered_map<const Op*, OpLanes> lanes_;  // ops the run's table lacks; nodes stay put as it grows
 };
 
 }  // namespace tmasim::model
