@@ -11,7 +11,8 @@
 # (276 MB) and nearly the same ops as 132 x 128 (168968 against 170016: each CTA has its own
 # prologue), so what differs is the CTA count alone (per-CTA state, SystemC's queue of 132x
 # the processes, 132 CTAs' shared memory in the trace).
-# A benchmark, not a test: it asserts nothing. Run from the repository root:
+# Then, where valgrind is installed, Cachegrind's counts per op of the last two runs (steady where
+# the CPU times swing on a VM). A benchmark, not a test: it asserts nothing. Run from the repository root:
 #   bench/model_perf.sh [TMASIM] > bench/model_perf.txt
 # "op" here is one thread set executing one op instance (a trace's issue or wait_begin event).
 set -eu
@@ -81,4 +82,22 @@ printf 'CPU per op, 132 CTAs / 1 CTA x 2048 tiles (start-up spread over 16x the 
     "$(echo "${per_op[132x128]} / ${per_op[1x2048]}" | bc -l)"
 printf 'CPU per op, 132 CTAs x 128 tiles / 1 CTA x 16896 tiles (same tiles, input and ~ops: the CTA count alone): %.3f\n' \
     "$(echo "${per_op[132x128]} / ${per_op[1x16896]}" | bc -l)"
+# The same two runs counted by Cachegrind (valgrind, where installed): instructions and misses
+# of a simulated 2 MB last-level cache per op. Unlike the CPU times above these do not move
+# with the VM's load or its memory's first touches, so they say what the CTA count itself
+# costs: mostly last-level misses, each CTA's state out of cache when its warps run again.
+if command -v valgrind > /dev/null; then
+    for run in 1x16896 132x128; do
+        valgrind --tool=cachegrind --cache-sim=yes --LL=2097152,16,64 --cachegrind-out-file="$work/cg.out" \
+            "$tmasim" run "$work/stream_$run.yaml" --backend model --max-work 0 -q -o "$work/cg.jsonl" 2> "$work/cg.log"
+        ops=$(grep -c -E '"kind":"(issue|wait_begin)"' "$work/cg.jsonl")
+        ir=$(grep -m1 'I *refs:' "$work/cg.log" | sed 's/.*refs: *//; s/,//g')
+        ll=$(grep -m1 'LL misses:' "$work/cg.log" | sed 's/.*misses: *//; s/ .*//; s/,//g')
+        printf 'Cachegrind %-8s %10d ops: %8.0f instructions and %6.1f LL misses (2 MB) per op\n' "$run" "$ops" \
+            "$(echo "$ir / $ops" | bc -l)" "$(echo "$ll / $ops" | bc -l)"
+        declare "ll_$run=$(echo "$ll / $ops" | bc -l)" "ir_$run=$(echo "$ir / $ops" | bc -l)"
+    done
+    printf 'Cachegrind per op, 132 CTAs x 128 tiles / 1 CTA x 16896 tiles: instructions %.3f, LL misses %.3f\n' \
+        "$(echo "$ir_132x128 / $ir_1x16896" | bc -l)" "$(echo "$ll_132x128 / $ll_1x16896" | bc -l)"
+fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
