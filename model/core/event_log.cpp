@@ -45,37 +45,54 @@ TraceEvent& EventLog::emplace() { return events_.emplace_back(); }
 
 void EventLog::note_last() {
     const TraceEvent& e = events_.back();
-    // What take_sorted_events needs, noted while the event is at hand: its CTA, and whether it
-    // sorts before the CTA's previous event (the log follows the simulation clock, so that
-    // is rare, and then mostly among events of one time).
+    // What take_sorted_events needs, noted while the event is at hand: its CTA, and its place
+    // in the trace order among the CTA's events of its time (the log follows the simulation
+    // clock, so a CTA's times go back rarely if ever; warps woken together log in wake order).
     if (e.cta < 0 || e.cta > kMostCtaIds) {
         any_unusual_cta_ = true;  // not a CTA index: take_sorted_events sorts all events
     } else {
         const auto c = static_cast<size_t>(e.cta);
         if (c >= ctas_.size()) ctas_.resize(c + 1);
         CtaOrder& cta = ctas_[c];
-        if (cta.count == 0 || e.t != cta.last_t) {  // a new time: the run before it ends here
-            if (!cta.break_runs.empty() && cta.break_runs.back().second == kOpenRun)
-                cta.break_runs.back().second = cta.count;
-            cta.time_run_first = cta.count;
+        if (!cta.out_of_time_order) {
+            if (cta.count > 0 && e.t < cta.run_t) {
+                cta.out_of_time_order = true;  // sorted as a whole at the end
+                cta.run = {};
+            } else if (cta.count == 0 || e.t != cta.run_t) {
+                cta.run_t = e.t;
+                cta.run.clear();
+                cta.run.push_back(events_.size() - 1);
+                cta.last_op = e.op, cta.last_warp = e.warp, cta.last_lane = e.lane, cta.last_kind = e.kind;
+            } else {
+                place_in_run(cta);
+            }
         }
-        if (cta.count > 0) {
-            // The previous event's leading key from the CTA's note: at 132 CTAs its line in
-            // the log is long out of cache. Only a tie on all of it reads the event itself.
-            const auto key = std::tie(e.t, e.op, e.warp, e.lane, e.kind);
-            const auto previous = std::tie(cta.last_t, cta.last_op, cta.last_warp, cta.last_lane, cta.last_kind);
-            if (e.t < cta.last_t)
-                cta.out_of_time_order = true;
-            else if (!cta.out_of_time_order &&
-                     (key < previous || (key == previous && trace_less(e, events_[cta.last]))) &&
-                     (cta.break_runs.empty() || cta.break_runs.back().first != cta.time_run_first))
-                cta.break_runs.emplace_back(cta.time_run_first, kOpenRun);
-        }
-        cta.last = events_.size() - 1;
-        cta.last_t = e.t, cta.last_op = e.op, cta.last_warp = e.warp, cta.last_lane = e.lane, cta.last_kind = e.kind;
         ++cta.count;
     }
     event_cta_.push_back(e.cta);
+}
+
+void EventLog::place_in_run(CtaOrder& cta) {
+    const size_t newest = events_.size() - 1;
+    const TraceEvent& e = events_[newest];
+    const auto key = std::tie(e.op, e.warp, e.lane, e.kind);
+    const auto last = std::tie(cta.last_op, cta.last_warp, cta.last_lane, cta.last_kind);
+    cta.run.push_back(newest);
+    if (last < key || (key == last && !trace_less(e, events_[cta.run[cta.run.size() - 2]]))) {
+        cta.last_op = e.op, cta.last_warp = e.warp, cta.last_lane = e.lane, cta.last_kind = e.kind;
+        return;  // after every event of its time, where it is
+    }
+    // Insertion: the new event's content moves back past those strictly after it (events equal
+    // in every key keep the order they were logged in, as the stable sort keeps them). The
+    // run's last position keeps the largest event, so its noted key stands.
+    for (size_t j = cta.run.size() - 1; j > 0 && trace_less(events_[cta.run[j]], events_[cta.run[j - 1]]); --j) {
+        std::swap(events_[cta.run[j - 1]], events_[cta.run[j]]);
+        if (open_credit_ && open_credit_->event == cta.run[j - 1]) {
+            open_credit_->event = cta.run[j];
+        } else if (open_credit_ && open_credit_->event == cta.run[j]) {  // the new event is the credit
+            open_credit_->event = cta.run[j - 1];
+        }
+    }
 }
 
 void EventLog::add(EventSite site, EventKind kind, int64_t t, std::map<std::string, std::string> detail) {
@@ -160,10 +177,10 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
     // A stable sort by (cta, t, op, warp, lane, kind, iters, what): events equal in every key
     // keep the (deterministic) order they happened in. A full-chip run logs 400k events of
     // 152 bytes, so the sort goes in cheaper steps with the same result: a stable counting
-    // sort by CTA (from the CTA ids noted as they were logged, not a pass over the events); in
-    // a CTA whose events came in time order (the usual case: the log follows the simulation
-    // clock), a stable sort of only the runs of equal times holding an event that came before
-    // its predecessor (note_last noted where); then the events move into place.
+    // sort by CTA (from the CTA ids noted as they were logged, not a pass over the events),
+    // whose events are in the trace order already where their times never went back (the
+    // usual case: note_last placed each among those of its time), else sorted now; then the
+    // events move into place.
     const size_t n = events_.size();
     if (n == 0) return {};
     auto less = [this](uint32_t x, uint32_t y) { return trace_less(events_[x], events_[y]); };
@@ -179,17 +196,7 @@ std::vector<TraceEvent> EventLog::take_sorted_events() {
         for (const CtaOrder& cta : ctas_) {
             const auto begin = order.begin() + static_cast<std::ptrdiff_t>(first);
             first += cta.count;
-            if (cta.out_of_time_order) {
-                std::stable_sort(begin, begin + static_cast<std::ptrdiff_t>(cta.count), less);
-                continue;
-            }
-            // Each break lies in a run of equal times (its predecessor's time is its own):
-            // that run, noted with its ends as the events came, is sorted once for all the
-            // breaks it holds.
-            for (const auto& [lo, end] : cta.break_runs) {
-                const size_t hi = end == kOpenRun ? cta.count : end;
-                std::stable_sort(begin + static_cast<std::ptrdiff_t>(lo), begin + static_cast<std::ptrdiff_t>(hi), less);
-            }
+            if (cta.out_of_time_order) std::stable_sort(begin, begin + static_cast<std::ptrdiff_t>(cta.count), less);
         }
     }
     // Apply the permutation in place, one cycle at a time. Walking a cycle while moving was

@@ -1,8 +1,7 @@
 // EventLog::take_sorted_events: the trace order of FORMAT.md, as one stable sort of all
 // events by (cta, t, op, warp, lane, kind, iters, what) would give it, whatever shortcuts
-// the log takes (a counting sort by CTA, sorting only the equal-time runs where an event
-// came before its predecessor when a CTA's events came in time order, the moves along
-// listed cycles).
+// the log takes (a counting sort by CTA, each event placed among its CTA's events of its
+// time as it comes when a CTA's events came in time order, the moves along listed cycles).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -120,4 +119,28 @@ TEST_CASE("complete_tx credits of one landing fold into one event, another landi
     CHECK(credits[2].at("barrier") == "full[1]");
     CHECK(credits[3].count("chunks") == 0);
     CHECK(events.size() == 5);  // four credits and the flip
+}
+
+TEST_CASE("a complete_tx credit keeps folding when events of its time move past it or it moves back",
+          "[model][event_log]") {
+    EventLog log;
+    // CTA 1: a later event of the same time sorts before the open credit (op 3 < op 5).
+    const EventSite landing{5, {0}, 1, 0, 0};
+    log.add_complete_tx(landing, 100, "full[0]", 256, 256, 1);
+    log.add(EventSite{3, {0}, 1, 0, 0}, EventKind::issue, 100);
+    log.add_complete_tx(landing, 100, "full[0]", 256, 0, 1);
+    // CTA 2: the credit itself sorts before the event logged just before it (op 5 < op 7).
+    log.add(EventSite{7, {0}, 2, 0, 0}, EventKind::issue, 50);
+    const EventSite early{5, {0}, 2, 0, 0};
+    log.add_complete_tx(early, 50, "full[1]", 64, 64, 1);
+    log.add_complete_tx(early, 50, "full[1]", 64, 0, 1);
+    const std::vector<TraceEvent> events = log.take_sorted_events();
+    REQUIRE(events.size() == 4);
+    CHECK(std::make_tuple(events[0].cta, events[0].op, events[0].what) == std::make_tuple(1, 3, std::string()));
+    CHECK(std::make_tuple(events[1].cta, events[1].op, events[1].what) == std::make_tuple(1, 5, std::string("complete_tx")));
+    CHECK(events[1].detail.at("bytes") == "512");
+    CHECK(events[1].detail.at("chunks") == "2");
+    CHECK(std::make_tuple(events[2].cta, events[2].op, events[2].what) == std::make_tuple(2, 5, std::string("complete_tx")));
+    CHECK(events[2].detail.at("bytes") == "128");
+    CHECK(std::make_tuple(events[3].cta, events[3].op) == std::make_tuple(2, 7));
 }
