@@ -38,6 +38,7 @@ struct RunArgs {
     std::string cache_dir;
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
+    bool ctas_together = false;            // model: never simulate the CTAs one after another
     std::string l2 = "inputs";  // model: what the launch finds in L2 (model/core/l2_at_launch.h)
     std::string trace_words = "auto";  // model: where the traced kernel keeps its clock words
     int warm_launches = 1;            // device: launches before the recorded one (code and pages warm)
@@ -118,6 +119,7 @@ int run_many(const RunArgs& a) {
     model::parse_l2_at_launch(a.l2, o.model.l2);  // CLI checked the spelling
     model::parse_trace_words_at(a.trace_words, o.model.trace_words);
     o.model.unchanged_input_bytes = a.memory_bytes == "all";
+    o.model.ctas_together = a.ctas_together;
     o.device.watchdog_seconds = a.watchdog;
     o.device.cache_dir = a.cache_dir;
     o.device.trace = trace_level_of(a);
@@ -217,6 +219,7 @@ int run(RunArgs& a) {
         model::parse_l2_at_launch(a.l2, opt.l2);
         model::parse_trace_words_at(a.trace_words, opt.trace_words);
         opt.unchanged_input_bytes = a.memory_bytes == "all";
+        opt.ctas_together = a.ctas_together;
         result = run_model(scenario, opt);
     }
 
@@ -324,6 +327,10 @@ void add_run_command(CLI::App& app, Action& action) {
                     "traces/FORMAT.md version 3), all")
         ->check(CLI::IsMember({"changed", "all"}))
         ->capture_default_str();
+    sub->add_flag("--ctas-together", a->ctas_together,
+                  "Model: simulate the CTAs together even where every CTA does the same work and none reaches "
+                  "another, which the model otherwise simulates one after another (model/run/cta_schedule.h): "
+                  "the same trace, slower at many CTAs");
     sub->add_option("--jobs,-j", a->jobs,
                     "Batch mode, model: run this many scenarios at once, each in its own process; 0 (default): "
                     "one per core. Rows and progress lines keep the -j 1 order")

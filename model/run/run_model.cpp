@@ -76,12 +76,23 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     RunResult result;
     int64_t span_cycles = -1;
     bool sim_trace_words_in_shared = true;
-    {
+    // CTAs simulated one after another where they can be (model/run/cta_schedule.h); together
+    // again when the run finds they could not.
+    bool together = options.ctas_together;
+    bool even_hbm_shares = false;
+    for (;;) {
         FreshSimContext context;
-        model::Simulation sim(scenario, arch, options.trace, options.l2, options.trace_words);
+        model::Simulation sim(scenario, arch, options.trace, options.l2, options.trace_words, together);
         result = sim.run(options.unchanged_input_bytes);
+        if (sim.needs_ctas_together()) {
+            together = true;
+            continue;
+        }
         span_cycles = sim.kernel_span_cycles();
         sim_trace_words_in_shared = sim.trace_words_in_shared();
+        even_hbm_shares = sim.even_hbm_shares();
+        together = !sim.ctas_apart();
+        break;
     }
     result.provenance = provenance_for(scenario, "model");
     Provenance& p = result.provenance;
@@ -93,6 +104,10 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     p.extra["model_gpu"] = arch.gpu();
     p.extra["trace_level"] = to_string(options.trace);  // which kernel it predicts: the device's key
     if (options.l2 != model::L2AtLaunch::inputs) p.extra["l2"] = model::to_string(options.l2);
+    if (even_hbm_shares) {  // the model's own keys: how the CTAs shared HBM and were simulated
+        p.extra["hbm_shares"] = "even";
+        p.extra["ctas_simulated"] = together ? "together" : "apart";
+    }
     if (options.trace != TraceLevel::none)  // the device's key: where the predicted kernel keeps its clock words
         p.extra["trace_words_in"] = sim_trace_words_in_shared ? "shared" : "global";
     if (span_cycles >= 0) {  // the device's key too: first warp entry to last warp exit

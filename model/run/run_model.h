@@ -39,6 +39,9 @@ struct ModelOptions {
     // whole comes back as its size and hash only (MemoryImage::digest_only), as its trace
     // keeps it; true: with its bytes (tmasim run --memory-bytes all).
     bool unchanged_input_bytes = false;
+    // Simulate the CTAs together even where they could run one after another
+    // (model/run/cta_schedule.h): the same result, slower at many CTAs (for tests and checks).
+    bool ctas_together = false;
     static constexpr int64_t kDefaultMaxWork = 100000000;
 };
 

@@ -8,6 +8,7 @@
 #include "model/core/asan_stacks.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
+#include "model/run/cta_schedule.h"
 #include "model/run/hang_report.h"
 #include "model/sm/warp_process.h"
 
@@ -42,8 +43,17 @@ void warm_l2(const Scenario& s, double l2_bytes, GlobalMemory& global) {
 
 }  // namespace
 
+namespace {
+
+void make_current(sc_core::sc_simcontext* c) {
+    sc_core::sc_curr_simcontext = c;
+    sc_core::sc_default_global_context = c;
+}
+
+}  // namespace
+
 Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace, L2AtLaunch l2,
-                       TraceWordsAt trace_words)
+                       TraceWordsAt trace_words, bool ctas_together)
     : layout_(compute_shared_layout(s)), context_(s, arch, layout_, trace) {
     context_.abort_run = [this] { abort_run(); };
     context_.trace_words_in_shared = trace_words == TraceWordsAt::automatic ? !context_.uses_cp_async
@@ -51,8 +61,21 @@ Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel tra
     if (l2 == L2AtLaunch::warm) warm_l2(s, arch.timing().l2_bytes, context_.global);
     if (l2 == L2AtLaunch::inputs) context_.inputs_in_l2 = global_footprint(s) <= arch.timing().l2_bytes;
     const int n = s.launch.num_ctas();
-    for (int c = 0; c < n; ++c)
+    const bool apart = !why_ctas_run_together(s);
+    if (apart) {
+        const double share = arch.timing().hbm_bytes_per_cycle / n;
+        context_.chip_share.assign(static_cast<size_t>(n), DramChannel(share));
+    }
+    sc_core::sc_simcontext* const made_in = sc_core::sc_curr_simcontext;
+    if (apart && !ctas_together) {
+        context_.global.note_touching_ctas();
+        for (int c = 0; c < n; ++c) cta_contexts_.push_back(c == 0 ? made_in : new sc_core::sc_simcontext());
+    }
+    for (int c = 0; c < n; ++c) {
+        if (!cta_contexts_.empty()) make_current(cta_contexts_[static_cast<size_t>(c)]);
         ctas_.push_back(std::make_unique<CtaModule>(fmt::format("cta{}", c).c_str(), context_, c));
+    }
+    make_current(made_in);
     // The log sized for the run up front (an estimate with a margin; beyond it, it grows).
     int64_t expected = 0;
     for (auto& c : ctas_)
@@ -65,7 +88,31 @@ Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel tra
     context_.fabric = fabric_.get();
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+    // The modules first, then the contexts they were made in (CTA 0's is the caller's).
+    fabric_.reset();
+    ctas_.clear();
+    sc_core::sc_simcontext* const made_in = cta_contexts_.empty() ? nullptr : cta_contexts_.front();
+    for (size_t c = 1; c < cta_contexts_.size(); ++c) {
+        make_current(cta_contexts_[c]);
+        delete cta_contexts_[c];
+    }
+    if (made_in) make_current(made_in);
+}
+
+void Simulation::simulate_each_cta() {
+    if (cta_contexts_.empty()) {
+        simulate_until_idle();
+        return;
+    }
+    for (sc_core::sc_simcontext* c : cta_contexts_) {
+        make_current(c);
+        // A context with nothing left to do would only warn (SystemC's W571).
+        if (c->elaboration_done() && !sc_core::sc_pending_activity()) continue;
+        simulate_until_idle();
+    }
+    make_current(cta_contexts_.front());
+}
 
 void Simulation::abort_run() {
     context_.aborted = true;
@@ -74,7 +121,18 @@ void Simulation::abort_run() {
 }
 
 RunResult Simulation::run(bool unchanged_input_bytes) {
-    simulate_until_idle();
+    simulate_each_cta();
+    if (ctas_apart()) {
+        bool all_finished = true;
+        for (auto& c : ctas_) all_finished = all_finished && c->all_warps_finished();
+        needs_together_ = !all_finished || context_.aborted || !context_.log.diagnostics().empty() ||
+                          context_.global.ctas_shared_lines();
+        if (needs_together_) {
+            abort_run();  // unwinds every blocked thread, as below
+            simulate_each_cta();
+            return {};
+        }
+    }
     if (!context_.aborted) {
         bool hung = false;
         for (auto& c : ctas_) {
@@ -87,7 +145,7 @@ RunResult Simulation::run(bool unchanged_input_bytes) {
         // Blocked threads (hung warps, idle engines) unwind now, so the simulation
         // context can be destroyed with no coroutine still waiting.
         abort_run();
-        simulate_until_idle();
+        simulate_each_cta();
         (void)hung;
     }
     RunResult r;

@@ -57,6 +57,11 @@ struct RunContext {
     // GPU share its share).
     std::vector<DramChannel> sm_dram;
     L2RequestPath l2_requests;   // L1 to L2: the layout ops' line requests (loads and stores)
+    // Where every CTA does the same work and none reaches another (model/run/cta_schedule.h),
+    // each CTA's even share of `dram`, by CTA index (set by Simulation); else empty, and the
+    // CTAs pass `dram` itself, first come first served.
+    std::vector<DramChannel> chip_share;
+    DramChannel& chip_for(int cta) { return chip_share.empty() ? dram : chip_share[static_cast<size_t>(cta)]; }
     EventLog log;
     SnapshotLog snapshots;  // shared.snapshot images, appended after the final memory
     // L2AtLaunch::inputs and the global tensors fit in L2 together: first touches pay the cold
@@ -131,7 +136,7 @@ struct RunContext {
     // The cycle an L2-missing read of `bytes` by CTA `cta`, reaching HBM at `now`, is through
     // its SM's share (sm_dram), which shrinks as the chip's HBM gets busy (dram_channel.h).
     int64_t sm_hbm_read_done(int cta, int64_t now, int64_t bytes) {
-        const double scale = 1.0 - timing.hbm_sm_load_slowdown * dram.utilization(now);
+        const double scale = 1.0 - timing.hbm_sm_load_slowdown * chip_for(cta).utilization(now);
         return sm_dram[static_cast<size_t>(cta)].pass(now, bytes, scale);
     }
 

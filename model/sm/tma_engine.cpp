@@ -45,7 +45,7 @@ int64_t TmaEngine::latency_for(const TmaRequest& r, bool& through_dram) {
     // Every range is touched (and so left resident), even when an earlier one missed.
     bool resident = true;
     for (const auto& [first, last] : bytes_of(r).residency_ranges())
-        resident = cta_.run().global.touch(r.tensor, first, last) && resident;
+        resident = cta_.run().global.touch(r.tensor, first, last, cta_.index()) && resident;
     const TimingParams& tp = cta_.run().timing;
     // Stores (reduces and scatters too) are absorbed by L2 (write-back): done once L2 has
     // them, sooner than a load's round trip; loads and prefetches pay HBM latency on lines
@@ -129,7 +129,7 @@ void TmaEngine::port_loop() {
         // A full chip of streaming CTAs fills the shared HBM channel; the bytes then land
         // when the channel has moved them, not when this SM's port has.
         int64_t lands = start + latency + transfer;
-        if (through_dram) lands = std::max(lands, cta_.run().dram.pass(start, r.bytes) + latency);
+        if (through_dram) lands = std::max(lands, cta_.run().chip_for(cta_.index()).pass(start, r.bytes) + latency);
         if (through_dram && loads_smem(r.kind))
             lands = std::max(lands, cta_.run().sm_hbm_read_done(cta_.index(), start, r.bytes) + latency);
         landing_.push(lands, std::move(f));

@@ -73,13 +73,19 @@ const GlobalTensor& GlobalMemory::tensor(const std::string& name) const {
     return *it->second.decl;
 }
 
-bool GlobalMemory::touch(const std::string& name, int64_t first, int64_t last) {
+bool GlobalMemory::touch(const std::string& name, int64_t first, int64_t last, int cta) {
     Entry& e = entry(name);
+    const bool note = note_ctas_ && cta >= 0;
+    if (note && e.first_cta.empty()) e.first_cta.assign(e.resident.size(), -1);
     bool all = true;
     for (int64_t line = first / kLineBytes; line <= last / kLineBytes; ++line) {
         if (line < 0 || line >= static_cast<int64_t>(e.resident.size())) continue;
         all = all && e.resident[line];
         e.resident[line] = true;
+        if (!note) continue;
+        int& by = e.first_cta[static_cast<size_t>(line)];
+        if (by < 0) by = cta;
+        else if (by != cta) ctas_shared_lines_ = true;
     }
     return all;
 }

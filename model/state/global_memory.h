@@ -34,7 +34,14 @@ public:
     void read_initial_range(const std::string& tensor, int64_t offset, int64_t n, uint8_t* out);
     const GlobalTensor& tensor(const std::string& name) const;
     // True when every line of bytes [first, last] was touched before; marks them touched.
-    bool touch(const std::string& tensor, int64_t first, int64_t last);
+    // `cta`: the CTA touching them, for note_touching_ctas (-1: none, as at launch).
+    bool touch(const std::string& tensor, int64_t first, int64_t last, int cta = -1);
+    // From now on, note the CTA that touches each line first: with the CTAs simulated one after
+    // another (model/run/cta_schedule.h), a line another CTA touched first may have been
+    // touched later in time, and a run that finds one (ctas_shared_lines) is run again with
+    // the CTAs together.
+    void note_touching_ctas() { note_ctas_ = true; }
+    bool ctas_shared_lines() const { return ctas_shared_lines_; }
     // Final images, in declaration order; the bytes move out (the tensors are empty after),
     // since a full-chip input tensor is hundreds of MB. A tensor of at least kXxh64MinBytes
     // whose bytes were never made is given as its size and XXH64 (MemoryImage::digest_only,
@@ -47,12 +54,15 @@ private:
         const GlobalTensor* decl = nullptr;
         std::vector<uint8_t> bytes;
         std::vector<bool> resident;  // per line
+        std::vector<int> first_cta;  // per line, with note_touching_ctas: who touched it first (-1: none)
         bool written = false;        // someone asked for the bytes to write them
         bool made = false;           // `bytes` holds the tensor (else: its declared init)
     };
     Entry& entry(const std::string& name);
     Entry& made_entry(const std::string& name);  // with its bytes made
     static void read_init(const GlobalTensor& t, int64_t offset, int64_t n, uint8_t* out);  // n > 0
+    bool note_ctas_ = false;
+    bool ctas_shared_lines_ = false;
     std::vector<std::string> order_;
     std::map<std::string, Entry> tensors_;
 };
