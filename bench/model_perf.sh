@@ -11,8 +11,9 @@
 # (276 MB) and nearly the same ops as 132 x 128 (168968 against 170016: each CTA has its own
 # prologue), so what differs is the CTA count alone (per-CTA state, SystemC's queue of 132x
 # the processes, 132 CTAs' shared memory in the trace).
-# Then, where valgrind is installed, Cachegrind's counts per op of the last two runs (steady where
-# the CPU times swing on a VM). A benchmark, not a test: it asserts nothing. Run from the repository root:
+# Then the 132-CTA run once more with its CTAs simulated together (--ctas-together), and, where
+# valgrind is installed, Cachegrind's counts per op of the 1x16896 and 132x128 runs and of that
+# one (steady where the CPU times swing on a VM). A benchmark, not a test: it asserts nothing. Run from the repository root:
 #   bench/model_perf.sh [TMASIM] > bench/model_perf.txt
 # "op" here is one thread set executing one op instance (a trace's issue or wait_begin event).
 set -eu
@@ -67,6 +68,20 @@ for run in 1x128 1x2048 16x128 132x128 1x16896; do
         "$(echo "$rss / 1024" | bc -l)" "$(echo "$jsonl / 1048576" | bc -l)" "$(echo "$sidecar / 1048576" | bc -l)" \
         "$(echo "$jsonl / $events" | bc -l)"
 done
+# The 132-CTA run with its CTAs simulated together, as before 2458815 (tmasim run --ctas-together;
+# the same trace but its header's ctas_simulated): what simulating them apart saves.
+cpus=()
+for _ in 1 2 3; do
+    /usr/bin/time -f '%U %S' -o "$work/time" "$tmasim" run "$work/stream_132x128.yaml" --backend model --max-work 0 \
+        --ctas-together -q -o "$work/together.jsonl"
+    read -r u s < "$work/time"
+    cpus+=("$(echo "$u + $s" | bc -l)")
+done
+together=$(printf '%s\n' "${cpus[@]}" | sort -g | sed -n 2p)
+echo "# 132x128 --ctas-together CPU s of its three runs, in run order: ${cpus[*]}" >&2
+printf '132x128 with --ctas-together: %.2f s CPU, %.2f us per op (%.2f times the CTAs simulated apart)\n' "$together" \
+    "$(echo "$together * 1000000 / $(grep -c -E '"kind":"(issue|wait_begin)"' "$work/together.jsonl")" | bc -l)" \
+    "$(echo "$together * 1000000 / ${per_op[132x128]} / $(grep -c -E '"kind":"(issue|wait_begin)"' "$work/t132x128.jsonl")" | bc -l)"
 cp "$work/t132x128.jsonl" "$work/copy.jsonl"
 [ -f "$work/t132x128.jsonl.mem" ] && cp "$work/t132x128.jsonl.mem" "$work/copy.jsonl.mem" &&
     sed -i 's/"sidecar":"t132x128.jsonl.mem"/"sidecar":"copy.jsonl.mem"/g' "$work/copy.jsonl"
@@ -87,17 +102,20 @@ printf 'CPU per op, 132 CTAs x 128 tiles / 1 CTA x 16896 tiles (same tiles, inpu
 # with the VM's load or its memory's first touches, so they say what the CTA count itself
 # costs: mostly last-level misses, each CTA's state out of cache when its warps run again.
 if command -v valgrind > /dev/null; then
-    for run in 1x16896 132x128; do
+    for run in 1x16896 132x128 132x128t; do
+        flags=()
+        [ "$run" = 132x128t ] && flags=(--ctas-together)
         valgrind --tool=cachegrind --cache-sim=yes --LL=2097152,16,64 --cachegrind-out-file="$work/cg.out" \
-            "$tmasim" run "$work/stream_$run.yaml" --backend model --max-work 0 -q -o "$work/cg.jsonl" 2> "$work/cg.log"
+            "$tmasim" run "$work/stream_${run%t}.yaml" --backend model --max-work 0 "${flags[@]}" -q -o "$work/cg.jsonl" 2> "$work/cg.log"
         ops=$(grep -c -E '"kind":"(issue|wait_begin)"' "$work/cg.jsonl")
         ir=$(grep -m1 'I *refs:' "$work/cg.log" | sed 's/.*refs: *//; s/,//g')
         ll=$(grep -m1 'LL misses:' "$work/cg.log" | sed 's/.*misses: *//; s/ .*//; s/,//g')
-        printf 'Cachegrind %-8s %10d ops: %8.0f instructions and %6.1f LL misses (2 MB) per op\n' "$run" "$ops" \
+        printf 'Cachegrind %-9s %10d ops: %8.0f instructions and %6.1f LL misses (2 MB) per op\n' "$run" "$ops" \
             "$(echo "$ir / $ops" | bc -l)" "$(echo "$ll / $ops" | bc -l)"
         declare "ll_$run=$(echo "$ll / $ops" | bc -l)" "ir_$run=$(echo "$ir / $ops" | bc -l)"
     done
-    printf 'Cachegrind per op, 132 CTAs x 128 tiles / 1 CTA x 16896 tiles: instructions %.3f, LL misses %.3f\n' \
-        "$(echo "$ir_132x128 / $ir_1x16896" | bc -l)" "$(echo "$ll_132x128 / $ll_1x16896" | bc -l)"
+    printf 'Cachegrind per op, 132 CTAs x 128 tiles / 1 CTA x 16896 tiles: instructions %.3f, LL misses %.3f (together: %.3f, %.3f)\n' \
+        "$(echo "$ir_132x128 / $ir_1x16896" | bc -l)" "$(echo "$ll_132x128 / $ll_1x16896" | bc -l)" \
+        "$(echo "$ir_132x128t / $ir_1x16896" | bc -l)" "$(echo "$ll_132x128t / $ll_1x16896" | bc -l)"
 fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
