@@ -1,5 +1,6 @@
 #include "model/state/global_memory.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -75,19 +76,29 @@ const GlobalTensor& GlobalMemory::tensor(const std::string& name) const {
 
 bool GlobalMemory::touch(const std::string& name, int64_t first, int64_t last, int cta) {
     Entry& e = entry(name);
-    const bool note = note_ctas_ && cta >= 0;
-    if (note && e.first_cta.empty()) e.first_cta.assign(e.resident.size(), -1);
     bool all = true;
-    for (int64_t line = first / kLineBytes; line <= last / kLineBytes; ++line) {
-        if (line < 0 || line >= static_cast<int64_t>(e.resident.size())) continue;
+    const int64_t lines = static_cast<int64_t>(e.resident.size());
+    const int64_t from = std::max<int64_t>(first / kLineBytes, 0), to = std::min(last / kLineBytes, lines - 1);
+    for (int64_t line = from; line <= to; ++line) {
         all = all && e.resident[line];
         e.resident[line] = true;
-        if (!note) continue;
-        int& by = e.first_cta[static_cast<size_t>(line)];
-        if (by < 0) by = cta;
-        else if (by != cta) ctas_shared_lines_ = true;
     }
+    if (note_ctas_ && cta >= 0 && from <= to) note_touch(e, from, to, cta);
     return all;
+}
+
+// A run of lines another CTA touched overlapping [from, to] is a line two CTAs share; the
+// run then joins the CTA's own run it extends, or starts one.
+void GlobalMemory::note_touch(Entry& e, int64_t from, int64_t to, int cta) {
+    auto it = e.by_cta.upper_bound(from);
+    if (it != e.by_cta.begin()) --it;
+    for (auto at = it; at != e.by_cta.end() && at->first <= to; ++at)
+        if (at->second.last >= from && at->second.cta != cta) ctas_shared_lines_ = true;
+    if (it != e.by_cta.end() && it->first <= from && it->second.cta == cta && it->second.last + 1 >= from) {
+        it->second.last = std::max(it->second.last, to);
+        return;
+    }
+    e.by_cta.emplace(from, Entry::Touched{to, cta});
 }
 
 std::vector<MemoryImage> GlobalMemory::take_images(bool unchanged_input_bytes) {

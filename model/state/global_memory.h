@@ -36,10 +36,9 @@ public:
     // True when every line of bytes [first, last] was touched before; marks them touched.
     // `cta`: the CTA touching them, for note_touching_ctas (-1: none, as at launch).
     bool touch(const std::string& tensor, int64_t first, int64_t last, int cta = -1);
-    // From now on, note the CTA that touches each line first: with the CTAs simulated one after
-    // another (model/run/cta_schedule.h), a line another CTA touched first may have been
-    // touched later in time, and a run that finds one (ctas_shared_lines) is run again with
-    // the CTAs together.
+    // From now on, the CTAs touch lines one CTA after another (model/run/cta_schedule.h): a
+    // CTA touching a line an earlier CTA touched may have touched it earlier in time, and a run
+    // that finds one (ctas_shared_lines) is run again with the CTAs together.
     void note_touching_ctas() { note_ctas_ = true; }
     bool ctas_shared_lines() const { return ctas_shared_lines_; }
     // Final images, in declaration order; the bytes move out (the tensors are empty after),
@@ -54,7 +53,13 @@ private:
         const GlobalTensor* decl = nullptr;
         std::vector<uint8_t> bytes;
         std::vector<bool> resident;  // per line
-        std::vector<int> first_cta;  // per line, with note_touching_ctas: who touched it first (-1: none)
+        // With note_touching_ctas: the runs of lines the CTAs touched, by first line, each
+        // with its last line and its CTA (a stream touches a run per CTA, not a flag per line).
+        struct Touched {
+            int64_t last = 0;
+            int cta = -1;
+        };
+        std::map<int64_t, Touched> by_cta;
         bool written = false;        // someone asked for the bytes to write them
         bool made = false;           // `bytes` holds the tensor (else: its declared init)
     };
@@ -63,6 +68,7 @@ private:
     static void read_init(const GlobalTensor& t, int64_t offset, int64_t n, uint8_t* out);  // n > 0
     bool note_ctas_ = false;
     bool ctas_shared_lines_ = false;
+    void note_touch(Entry& e, int64_t first_line, int64_t last_line, int cta);
     std::vector<std::string> order_;
     std::map<std::string, Entry> tensors_;
 };

@@ -7,6 +7,7 @@
 
 #include "model/run/cta_schedule.h"
 #include "model/run/run_model.h"
+#include "model/state/global_memory.h"
 #include "scenarios/loader.h"
 
 using namespace tmasim;
@@ -118,4 +119,27 @@ TEST_CASE("cta schedule: CTAs that read the same L2 lines, or report a hazard or
     CHECK(hang.outcome == Outcome::hang);
     CHECK(extra(hang, "ctas_simulated") == "together");
     require_same_run(hang, run(stream(2, "cta*512 + t*64", never), true));
+}
+
+TEST_CASE("cta schedule: global memory tells lines two CTAs touched from lines each touched alone",
+          "[model][cta_schedule]") {
+    const Scenario s = load_scenario_text(stream(4), "s.yaml");
+    model::GlobalMemory g(s);
+    g.note_touching_ctas();
+    constexpr int64_t L = model::GlobalMemory::kLineBytes;
+    g.touch("src", 0, 10 * L - 1, 0);        // lines 0-9 by CTA 0
+    g.touch("src", 10 * L, 20 * L - 1, 0);   // 10-19: its run grows
+    g.touch("src", 20 * L, 30 * L - 1, 1);   // 20-29 by CTA 1, next to it
+    g.touch("src", 5 * L, 15 * L - 1, 0);    // CTA 0 again, its own lines
+    g.touch("src", 25 * L, 25 * L + 3, 1);
+    CHECK_FALSE(g.ctas_shared_lines());
+    g.touch("src", 29 * L + 100, 31 * L, 2);  // line 29 is CTA 1's
+    CHECK(g.ctas_shared_lines());
+    model::GlobalMemory h(s);
+    h.note_touching_ctas();
+    h.touch("src", 100 * L, 200 * L - 1, 3);
+    h.touch("src", 0, 99 * L, 2);  // ends in line 99: next to CTA 3's run, not in it
+    CHECK_FALSE(h.ctas_shared_lines());
+    h.touch("src", 150 * L, 150 * L, 2);
+    CHECK(h.ctas_shared_lines());
 }
