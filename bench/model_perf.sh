@@ -11,7 +11,8 @@
 # (276 MB) and nearly the same ops as 132 x 128 (168968 against 170016: each CTA has its own
 # prologue), so what differs is the CTA count alone (per-CTA state, SystemC's queue of 132x
 # the processes, 132 CTAs' shared memory in the trace).
-# Then the 132-CTA run once more with its CTAs simulated together (--ctas-together), and, where
+# Then the last ratio again from eleven pairs of the two runs in turn (its median: the VM's speed
+# drifts between runs), the 132-CTA run with its CTAs simulated together (--ctas-together), and, where
 # valgrind is installed, Cachegrind's counts per op of the 1x16896 and 132x128 runs and of that
 # one (steady where the CPU times swing on a VM). A benchmark, not a test: it asserts nothing. Run from the repository root:
 #   bench/model_perf.sh [TMASIM] > bench/model_perf.txt
@@ -97,10 +98,29 @@ printf 'CPU per op, 132 CTAs / 1 CTA x 2048 tiles (start-up spread over 16x the 
     "$(echo "${per_op[132x128]} / ${per_op[1x2048]}" | bc -l)"
 printf 'CPU per op, 132 CTAs x 128 tiles / 1 CTA x 16896 tiles (same tiles, input and ~ops: the CTA count alone): %.3f\n' \
     "$(echo "${per_op[132x128]} / ${per_op[1x16896]}" | bc -l)"
+# That ratio from runs three apart swings on a VM whose speed drifts by a third within a minute
+# (the one-CTA run 0.30-0.50 s): the two runs again, in turn, eleven pairs, each pair's ratio of
+# CPU per op, and their median.
+ops132=$(grep -c -E '"kind":"(issue|wait_begin)"' "$work/t132x128.jsonl")
+ops1=$(grep -c -E '"kind":"(issue|wait_begin)"' "$work/t1x16896.jsonl")
+ratios=()
+for _ in $(seq 11); do
+    for run in 132x128 1x16896; do
+        /usr/bin/time -f '%U %S' -o "$work/time" "$tmasim" run "$work/stream_$run.yaml" --backend model --max-work 0 -q \
+            -o "$work/pair.jsonl"
+        read -r u s < "$work/time"
+        declare "pair_$run=$(echo "$u + $s" | bc -l)"
+    done
+    ratios+=("$(echo "($pair_132x128 / $ops132) / ($pair_1x16896 / $ops1)" | bc -l)")
+done
+sorted=$(printf '%s\n' "${ratios[@]}" | sort -g)
+printf 'The same ratio, median of 11 pairs run in turn: %.3f (pairs from %.3f to %.3f)\n' "$(echo "$sorted" | sed -n 6p)" \
+    "$(echo "$sorted" | head -1)" "$(echo "$sorted" | tail -1)"
 # The same two runs counted by Cachegrind (valgrind, where installed): instructions and misses
 # of a simulated 2 MB last-level cache per op. Unlike the CPU times above these do not move
 # with the VM's load or its memory's first touches, so they say what the CTA count itself
-# costs: mostly last-level misses, each CTA's state out of cache when its warps run again.
+# costs; simulated together, mostly last-level misses: each CTA's state out of cache when its
+# warps run again.
 if command -v valgrind > /dev/null; then
     for run in 1x16896 132x128 132x128t; do
         flags=()
