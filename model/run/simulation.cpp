@@ -41,10 +41,6 @@ void warm_l2(const Scenario& s, double l2_bytes, GlobalMemory& global) {
         if (g.size_bytes() > 0) global.touch(g.name, 0, g.size_bytes() - 1);
 }
 
-}  // namespace
-
-namespace {
-
 void make_current(sc_core::sc_simcontext* c) {
     sc_core::sc_curr_simcontext = c;
     sc_core::sc_default_global_context = c;
@@ -61,13 +57,13 @@ Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel tra
     if (l2 == L2AtLaunch::warm) warm_l2(s, arch.timing().l2_bytes, context_.global);
     if (l2 == L2AtLaunch::inputs) context_.inputs_in_l2 = global_footprint(s) <= arch.timing().l2_bytes;
     const int n = s.launch.num_ctas();
-    const bool apart = !why_ctas_run_together(s);
-    if (apart) {
+    const bool may_run_apart = !why_ctas_run_together(s);
+    if (may_run_apart) {  // even shares however the CTAs are simulated: the same result either way
         const double share = arch.timing().hbm_bytes_per_cycle / n;
         context_.chip_share.assign(static_cast<size_t>(n), DramChannel(share));
     }
     sc_core::sc_simcontext* const made_in = sc_core::sc_curr_simcontext;
-    if (apart && !ctas_together) {
+    if (may_run_apart && !ctas_together) {
         context_.global.note_touching_ctas();
         for (int c = 0; c < n; ++c) cta_contexts_.push_back(c == 0 ? made_in : new sc_core::sc_simcontext());
     }
