@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 
 #include "scenarios/values.h"
@@ -87,18 +88,28 @@ bool GlobalMemory::touch(const std::string& name, int64_t first, int64_t last, i
     return all;
 }
 
-// A run of lines another CTA touched overlapping [from, to] is a line two CTAs share; the
-// run then joins the CTA's own run it extends, or starts one.
+// The runs stay disjoint: a touch merges with the runs of its CTA it overlaps or adjoins, and one
+// overlapping a run of another CTA is a line two CTAs share (and ends the noting: the run is
+// simulated again with the CTAs together).
 void GlobalMemory::note_touch(Entry& e, int64_t from, int64_t to, int cta) {
+    if (ctas_shared_lines_) return;
     auto it = e.by_cta.upper_bound(from);
-    if (it != e.by_cta.begin()) --it;
-    for (auto at = it; at != e.by_cta.end() && at->first <= to; ++at)
-        if (at->second.last >= from && at->second.cta != cta) ctas_shared_lines_ = true;
-    if (it != e.by_cta.end() && it->first <= from && it->second.cta == cta && it->second.last + 1 >= from) {
-        it->second.last = std::max(it->second.last, to);
-        return;
+    if (it != e.by_cta.begin() && std::prev(it)->second.last + 1 >= from) --it;
+    int64_t lo = from, hi = to;
+    while (it != e.by_cta.end() && it->first <= to + 1) {
+        if (it->second.cta != cta) {
+            if (it->first <= to && it->second.last >= from) {
+                ctas_shared_lines_ = true;
+                return;
+            }
+            ++it;  // another CTA's run next to this one: neither shared nor merged
+            continue;
+        }
+        lo = std::min(lo, it->first);
+        hi = std::max(hi, it->second.last);
+        it = e.by_cta.erase(it);
     }
-    e.by_cta.emplace(from, Entry::Touched{to, cta});
+    e.by_cta.emplace(lo, Entry::Touched{hi, cta});
 }
 
 std::vector<MemoryImage> GlobalMemory::take_images(bool unchanged_input_bytes) {

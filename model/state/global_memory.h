@@ -53,8 +53,8 @@ private:
         const GlobalTensor* decl = nullptr;
         std::vector<uint8_t> bytes;
         std::vector<bool> resident;  // per line
-        // With note_touching_ctas: the runs of lines the CTAs touched, by first line, each
-        // with its last line and its CTA (a stream touches a run per CTA, not a flag per line).
+        // With note_touching_ctas: the runs of lines the CTAs touched, disjoint, by first line,
+        // each with its last line and its CTA (a stream touches a run per CTA, not a flag per line).
         struct Touched {
             int64_t last = 0;
             int cta = -1;

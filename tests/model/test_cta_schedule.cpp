@@ -142,4 +142,13 @@ TEST_CASE("cta schedule: global memory tells lines two CTAs touched from lines e
     CHECK_FALSE(h.ctas_shared_lines());
     h.touch("src", 150 * L, 150 * L, 2);
     CHECK(h.ctas_shared_lines());
+    // A CTA's later touch that covers its earlier run and more: the runs merge, so another
+    // CTA's line inside the wider one is still found.
+    model::GlobalMemory m(s);
+    m.note_touching_ctas();
+    m.touch("src", 10 * L, 20 * L, 0);
+    m.touch("src", 5 * L, 30 * L, 0);
+    CHECK_FALSE(m.ctas_shared_lines());
+    m.touch("src", 25 * L, 26 * L, 1);
+    CHECK(m.ctas_shared_lines());
 }
