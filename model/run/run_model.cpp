@@ -79,7 +79,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     // CTAs simulated one after another where they can be (model/run/cta_schedule.h); together
     // again when the run finds they could not.
     bool together = options.ctas_together;
-    bool even_hbm_shares = false;
+    bool even_hbm_shares = false, ctas_apart = false;
     for (;;) {
         FreshSimContext context;
         model::Simulation sim(scenario, arch, options.trace, options.l2, options.trace_words, together);
@@ -91,7 +91,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
         span_cycles = sim.kernel_span_cycles();
         sim_trace_words_in_shared = sim.trace_words_in_shared();
         even_hbm_shares = sim.even_hbm_shares();
-        together = !sim.ctas_apart();
+        ctas_apart = sim.ctas_apart();
         break;
     }
     result.provenance = provenance_for(scenario, "model");
@@ -106,7 +106,7 @@ RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
     if (options.l2 != model::L2AtLaunch::inputs) p.extra["l2"] = model::to_string(options.l2);
     if (even_hbm_shares) {  // the model's own keys: how the CTAs shared HBM and were simulated
         p.extra["hbm_shares"] = "even";
-        p.extra["ctas_simulated"] = together ? "together" : "apart";
+        p.extra["ctas_simulated"] = ctas_apart ? "apart" : "together";
     }
     if (options.trace != TraceLevel::none)  // the device's key: where the predicted kernel keeps its clock words
         p.extra["trace_words_in"] = sim_trace_words_in_shared ? "shared" : "global";

@@ -96,6 +96,13 @@ Simulation::~Simulation() {
     if (made_in) make_current(made_in);
 }
 
+// Blocked threads (hung warps, idle engines) unwind, so the simulation contexts can be
+// destroyed with no coroutine still waiting.
+void Simulation::unwind_threads() {
+    abort_run();
+    simulate_each_cta();
+}
+
 void Simulation::simulate_each_cta() {
     if (cta_contexts_.empty()) {
         simulate_until_idle();
@@ -124,25 +131,18 @@ RunResult Simulation::run(bool unchanged_input_bytes) {
         needs_together_ = !all_finished || context_.aborted || !context_.log.diagnostics().empty() ||
                           context_.global.ctas_shared_lines();
         if (needs_together_) {
-            abort_run();  // unwinds every blocked thread, as below
-            simulate_each_cta();
+            unwind_threads();
             return {};
         }
     }
     if (!context_.aborted) {
-        bool hung = false;
         for (auto& c : ctas_) {
             if (c->all_warps_finished()) continue;
-            hung = true;
             std::vector<Diagnostic> hangs = HangReport::describe(*c);
             fabric_->explain_hangs(*c, hangs);  // cluster.wait hangs, and each CTA's rank
             for (auto& d : hangs) context_.log.report(std::move(d));
         }
-        // Blocked threads (hung warps, idle engines) unwind now, so the simulation
-        // context can be destroyed with no coroutine still waiting.
-        abort_run();
-        simulate_each_cta();
-        (void)hung;
+        unwind_threads();
     }
     RunResult r;
     r.outcome = context_.log.outcome();

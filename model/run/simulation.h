@@ -51,6 +51,7 @@ public:
 private:
     void abort_run();
     void simulate_each_cta();  // CTA after CTA, each in its context, until nothing can progress
+    void unwind_threads();
 
     SharedLayout layout_;
     RunContext context_;
