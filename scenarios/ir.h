@@ -23,6 +23,9 @@ struct Launch {
     std::vector<int> grid{1};     // CTAs, outermost first (x is the last entry)
     std::vector<int> cluster{1};  // CTAs per cluster, outermost first; the grid is split into clusters
     int block = 128;              // threads per CTA (1-D)
+    // Dynamic shared memory per CTA in bytes (kernel scenarios: the launch's
+    // dynamicSmemBytes, the `.extern .shared` array's size); op scenarios lay out their own.
+    int64_t dynamic_shared = 0;
     int num_ctas() const;
     // CTAs per cluster (the product of `cluster`). CTA c is rank c % cluster_size() of
     // cluster c / cluster_size() (%cluster_ctarank with the 1-D launch both backends use).
@@ -221,6 +224,57 @@ struct Op {
     std::string display() const;  // "#5 tma.load (label) at file:line:col"
 };
 
+// One param of a kernel scenario's kernel, bound in the PTX's `.param` order
+// (scenarios/FORMAT.md "Kernel scenarios").
+struct KernelParam {
+    enum class Kind {
+        global,     // the device address of a global tensor (plus `offset` bytes): 8 bytes
+        tensormap,  // a 128-byte CUtensorMap encoded from a declared tensor map
+        scalar,     // a number of `type` (u8..u64, i8..i64, f16, bf16, f32, f64)
+        bytes,      // raw bytes, written as hex
+        blob,       // `size` bytes holding `fields` at byte offsets (a params struct, CuTe's TMA atoms)
+    };
+    Kind kind = Kind::scalar;
+    std::string name;             // global / tensormap: the declaration it names
+    int64_t offset = 0;           // global: bytes past the tensor's start
+    std::string type = "u32";     // scalar: u8, u16, u32, u64, i8, i16, i32, i64, f16, bf16, f32, f64
+    int64_t integer = 0;          // scalar of an integer type
+    double number = 0;            // scalar of a float type
+    std::vector<uint8_t> bytes;   // bytes
+    int64_t size = 0;             // blob: its size in bytes
+    int64_t align = 0;            // blob: its alignment (0: as the PTX param says)
+    std::vector<std::pair<int64_t, KernelParam>> fields;  // blob: (byte offset, value)
+    SourceLoc loc;
+    int64_t size_bytes() const;   // what the value occupies: 8, 128, the type's size, ...
+    std::string text() const;     // "global A", "tensormap mapA", "u32 1024", "blob of 256 bytes"
+    // The little-endian bytes of a scalar or `bytes` param (a scalar's value encoded in its type).
+    std::vector<uint8_t> value_bytes() const;
+};
+// The scalar types a kernel param may name, and their sizes (0: not one).
+const std::vector<std::string>& kernel_scalar_types();
+int64_t kernel_scalar_bytes(const std::string& type);
+
+// `kernel:` of a kernel scenario: a CUDA C++ or PTX file, its entry and its params. The
+// scenario's `program` stays empty until the kernel is bound (ptx/kernel_binding.h), which
+// reads or compiles the kernel, checks the params against the PTX and lists the kernel's
+// instructions that the model's units see as its ops.
+struct KernelSpec {
+    std::string cuda;                  // path as written, relative to the scenario's folder
+    std::string ptx;                   // (exactly one of cuda and ptx)
+    std::string entry;                 // the kernel's PTX name (extern "C", or mangled)
+    std::vector<std::string> defines;  // .cu only: NAME or NAME=VALUE, passed as -D
+    std::vector<KernelParam> params;
+    SourceLoc loc;
+    SourceLoc source_loc;              // of the `cuda` or `ptx` key's value
+    // Filled by the binding: the PTX text the backends run and the file it names in messages
+    // (the .ptx itself, or the .cu's path with ".ptx" appended for NVRTC's output).
+    std::string ptx_text;
+    std::string ptx_file;
+    bool bound() const { return !ptx_text.empty(); }
+    // The source file, resolved against the scenario file's folder.
+    std::string resolved_source(const std::string& scenario_file) const;
+};
+
 struct Expectation {
     Outcome outcome = Outcome::ok;
     std::string rule;   // for hazard: the rule id the model must report
@@ -243,6 +297,7 @@ struct Scenario {
     std::vector<LayoutDecl> layouts;
     std::vector<TileDecl> tiles;
     std::vector<Op> program;
+    std::optional<KernelSpec> kernel;  // a kernel scenario (then no shared/barriers/... and no program: the kernel has them)
     Expectation expect;
     std::string content_hash;    // fnv1a-64 of the file bytes, hex
 
@@ -258,6 +313,7 @@ struct Scenario {
     // Every op in program order, loops' bodies included (pointers into `program`).
     std::vector<const Op*> all_ops() const;
     const Op* find_op(int id) const;
+    bool is_kernel() const { return kernel.has_value(); }
 };
 
 }  // namespace tmasim

@@ -6,6 +6,7 @@
 #include <map>
 
 
+#include "scenarios/kernel_loader.h"
 #include "scenarios/layout_loader.h"
 #include "scenarios/op_loader.h"
 #include "scenarios/rule_ids.h"
@@ -19,7 +20,7 @@ namespace {
 
 const char* kTopKeys =
     "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, layouts, tiles, program, "
-    "expect";
+    "kernel, expect";
 
 // A loop, not std::regex: its matcher recurses once per character, and a name can be as
 // long as the file.
@@ -41,8 +42,9 @@ DType read_dtype(MapReader& m) {
     return *d;
 }
 
-Launch read_launch(MapReader& m) {
-    m.only_keys("grid, cluster, block");
+Launch read_launch(MapReader& m, bool kernel) {
+    m.only_keys(kernel ? "grid, cluster, block, dynamic_shared" : "grid, cluster, block",
+                kernel ? "" : " (dynamic_shared is for kernel scenarios, kernel:; a program's shared memory is its shared:)");
     Launch l;
     l.loc = m.loc();
     l.grid.clear();
@@ -55,12 +57,13 @@ Launch read_launch(MapReader& m) {
         l.cluster = {1};
     }
     l.block = static_cast<int>(m.integer("block", 1, 1024));
+    if (kernel) l.dynamic_shared = m.integer_or("dynamic_shared", 0, 0, 232448);
     if (l.cluster_size() > 8) m.fail("cluster", "a cluster of " + std::to_string(l.cluster_size()) +
                                                      " CTAs; allowed: at most 8 (the portable cluster size)");
     if (l.num_ctas() % l.cluster_size() != 0)
         m.fail("cluster", "the grid's " + std::to_string(l.num_ctas()) + " CTAs do not split into clusters of " +
                               std::to_string(l.cluster_size()) + "; allowed: a cluster size that divides the grid");
-    m.finish("grid, cluster, block");
+    m.finish(kernel ? "grid, cluster, block, dynamic_shared" : "grid, cluster, block");
     return l;
 }
 
@@ -172,9 +175,17 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
     sc.arch = top.string_or("arch", "sm_90");
     if (sc.arch != "sm_90" && sc.arch != "sm_100")
         top.fail("arch", "unknown arch \"" + sc.arch + "\"; allowed: sm_90, sm_100");
+    const bool kernel = top.has("kernel");
+    if (kernel && top.has("program"))
+        top.fail("kernel", "a scenario gives either program: (ops) or kernel: (a CUDA or PTX kernel), not both");
+    if (kernel)
+        for (const char* k : {"shared", "barriers", "accumulators", "layouts", "tiles"})
+            if (top.has(k))
+                top.fail(k, std::string(k) + " is for op scenarios; a kernel declares its own shared memory, barriers "
+                                             "and registers (allowed with kernel: global, tensormaps)");
     {
         MapReader l(top.node("launch"), file, "launch");
-        sc.launch = read_launch(l);
+        sc.launch = read_launch(l, kernel);
     }
     for_each_entry(top, "global", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("type, shape, init");
@@ -255,11 +266,19 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
     for_each_entry(top, "tiles", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         sc.tiles.push_back(read_tile_decl(name, m, loc, sc));
     });
-    YAML::Node program = top.node("program");
-    if (!program.IsSequence() || program.size() == 0)
-        top.fail("program", "expected a non-empty list of ops, got " + node_kind(program));
-    int next_id = 0;
-    sc.program = read_ops(program, file, "program", next_id);
+    if (kernel) {
+        MapReader k(top.node("kernel"), file, "kernel");
+        sc.kernel = read_kernel_spec(k, sc);
+    } else {
+        if (!top.has("program"))
+            top.fail("program", "required key is missing; a scenario gives program: (a list of ops) or kernel: "
+                                "(a CUDA or PTX kernel)");
+        YAML::Node program = top.node("program");
+        if (!program.IsSequence() || program.size() == 0)
+            top.fail("program", "expected a non-empty list of ops, got " + node_kind(program));
+        int next_id = 0;
+        sc.program = read_ops(program, file, "program", next_id);
+    }
     if (top.has("expect")) {
         MapReader e(top.node("expect"), file, "expect");
         e.only_keys("outcome, rule, op");
