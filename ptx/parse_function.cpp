@@ -29,32 +29,6 @@ std::string label_key(const std::string& name, int scope) { return name + '\0' +
 
 }  // namespace
 
-void ScopedNames::declare(const std::string& name, int index) {
-    auto [it, fresh] = visible_.try_emplace(name, index);
-    int shadowed = fresh ? -1 : it->second;
-    it->second = index;
-    live_.push_back(Live{&*it, shadowed});
-}
-
-void ScopedNames::close_block() {
-    size_t mark = marks_.back();
-    marks_.pop_back();
-    while (live_.size() > mark) {
-        Live l = live_.back();
-        live_.pop_back();
-        if (l.shadowed < 0)
-            visible_.erase(visible_.find(l.entry->first));
-        else
-            l.entry->second = l.shadowed;
-    }
-}
-
-void ScopedNames::clear() {
-    visible_.clear();
-    live_.clear();
-    marks_.clear();
-}
-
 void Parser::parse_function(bool is_entry, bool is_extern, bool is_visible, TextPos start) {
     advance();  // .entry / .func
     Function f;

@@ -19,7 +19,7 @@ struct ParseLimits {
     size_t max_operands = 256;                  // per instruction (vector entries counted)
     // Module-wide counts, so that many small functions cannot add up to what one may not
     // have (a `.reg .b32 %r<1048576>;` is 80 MB of Register in 25 bytes of text).
-    int64_t max_module_registers = int64_t(1) << 22;
+    int64_t max_module_registers = int64_t(1) << 20;
     int64_t max_instructions = int64_t(1) << 22;     // a CUTLASS kernel has ~1e5
     int64_t max_module_operands = int64_t(1) << 23;
     int max_inline_depth = 256;                      // `.loc ... inlined_at` chain length

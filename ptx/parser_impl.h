@@ -15,33 +15,9 @@
 
 #include "ptx/lexer.h"
 #include "ptx/parser.h"
+#include "ptx/scoped_names.h"
 
 namespace tmasim::ptx {
-
-// Names declared in a body's blocks: each name maps to the innermost visible declaration.
-// Closing a block takes its declarations back out (restoring what they shadowed), so a
-// lookup is one hash probe however many blocks came and went before.
-class ScopedNames {
-public:
-    int find(const std::string& name) const {
-        auto it = visible_.find(name);
-        return it == visible_.end() ? -1 : it->second;
-    }
-    // `index` (into the function's registers or variables) now answers for `name`.
-    void declare(const std::string& name, int index);
-    void open_block() { marks_.push_back(live_.size()); }
-    void close_block();
-    void clear();
-
-private:
-    struct Live {
-        std::pair<const std::string, int>* entry;  // the map's own entry: stable in an unordered_map
-        int shadowed;                              // what the name meant before, -1 nothing
-    };
-    std::unordered_map<std::string, int> visible_;
-    std::vector<Live> live_;
-    std::vector<size_t> marks_;
-};
 
 // Operand::label of a symbol that may name a label declared later: resolved when the body ends.
 constexpr int kPendingLabel = -2;
