@@ -262,6 +262,21 @@ Images gemm_ws_tma_wgmma(const Scenario& s) {
     return {{"C", c}};
 }
 
+// tma_gather4_rows.cu: out[i][j] = table[idx[i]][j] for the 16 indices (rows wholly inside the table).
+Images tma_gather4_rows(const Scenario& s) {
+    const GlobalTensor &t_t = global(s, "table"), &i_t = global(s, "idx"), &out_t = global(s, "out");
+    const Bytes table = initial(s, "table"), idx = initial(s, "idx");
+    Bytes out = initial(s, "out");
+    const int64_t cols = t_t.shape[1];
+    require(i_t.num_elements() == 16 && out_t.num_elements() == 16 * cols && cols == 64, s, "16 rows of 64");
+    for (int64_t i = 0; i < 16; ++i) {
+        const int64_t row = geti(idx, i_t, i);
+        require(row >= 0 && row < t_t.shape[0], s, "an index outside the table");
+        std::memcpy(&out[i * cols * 4], &table[row * cols * 4], cols * 4);
+    }
+    return {{"out", out}};
+}
+
 const std::map<std::string, std::function<Images(const Scenario&)>>& references() {
     static const std::map<std::string, std::function<Images(const Scenario&)>> table = {
         {"kernel_ldgsts_pipeline", ldgsts_pipeline},
@@ -279,6 +294,7 @@ const std::map<std::string, std::function<Images(const Scenario&)>>& references(
         {"kernel_bulk_reduce_add", bulk_reduce_add},
         {"kernel_device_encoded_tensormap", device_encoded_tensormap},
         {"kernel_gemm_ws_tma_wgmma", gemm_ws_tma_wgmma},
+        {"kernel_tma_gather4_rows", tma_gather4_rows},
     };
     return table;
 }

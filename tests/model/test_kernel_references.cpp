@@ -301,6 +301,16 @@ TEST_CASE("kernel references: bulk reduce-add and the device-encoded tensor map"
     }
 }
 
+TEST_CASE("kernel references: the gather4 lookup", "[model][kernels]") {
+    const Scenario s = kernel("tma_gather4_rows");
+    const auto table = initial(s, "table"), idx = initial(s, "idx");
+    const auto out = kernel_reference(s).at("out");
+    for (int i : {0, 7, 15}) {
+        const int row = i32_at(idx, i);
+        CHECK(f32_at(out, i * 64 + 3) == f32_at(table, row * 64 + 3));
+    }
+}
+
 TEST_CASE("kernel references: the wgmma GEMM's tiles, fragments and descriptors", "[model][kernels]") {
     const Scenario s = kernel("gemm_ws_tma_wgmma");
     const auto a = initial(s, "A"), b = initial(s, "B");
