@@ -141,6 +141,32 @@ TEST_CASE("every operand kind") {
     CHECK(ins[2].operands[0].pos.col == 18);
 }
 
+TEST_CASE("symbols as address bases and call arguments") {
+    Module m = test::parse(std::string(test::kHeader) +
+                           ".shared .align 8 .b8 bar[16];\n.global .align 4 .u32 counter;\n"
+                           ".func (.param .b32 r) f(.param .b32 a, .param .b32 b)\n{\nret;\n}\n"
+                           ".visible .entry k()\n{\n.reg .b32 %r<4>;\n"
+                           "ld.shared.u64 %r1, [bar+8];\nred.global.add.u32 [counter], 1;\ncall (%r1), f, (%r2, %r3);\nret;\n}\n");
+    const Function& k = m.functions.at(1);
+    const auto& ins = k.instructions;
+    const Operand& a = ins[0].operands[1];
+    CHECK(a.kind == Kind::address);
+    REQUIRE(a.base.size() == 1);
+    CHECK(a.base[0].kind == Kind::symbol);
+    CHECK(a.base[0].name == "bar");
+    CHECK(a.base[0].variable == -1);  // a module variable: found by name
+    CHECK(m.find_variable(a.base[0].name)->space == Space::shared);
+    CHECK(a.offset == 8);
+    CHECK(ins[1].operands[0].base[0].name == "counter");
+    CHECK(ins[1].operands[0].offset == 0);
+    const Instruction& call = ins[2];
+    REQUIRE(call.operands.size() == 3);
+    CHECK(call.operands[0].elems.at(0).kind == Kind::reg);
+    CHECK(call.operands[1].kind == Kind::symbol);
+    CHECK(call.operands[1].label == -1);
+    CHECK(call.operands[2].elems.at(1).reg == 3);
+}
+
 TEST_CASE("the tensor address form keeps its coordinates") {
     Module m = with_regs("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                          "[%r13], [%rd10, {%r15, %r16}], [%r17];\n"
