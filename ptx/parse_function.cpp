@@ -195,12 +195,21 @@ void Parser::parse_register_declaration(Function& f) {
                                            count, limits_.max_module_registers));
             if (f.registers.capacity() < f.registers.size() + size_t(count))
                 f.registers.reserve(std::max(f.registers.size() + size_t(count), 2 * f.registers.capacity()));
-            for (int64_t i = 0; i < count; ++i) declare_register(f, name + std::to_string(i), type, vector, start);
+            // The names made in one buffer: %r0, %r1, ... without a string built per digit run.
+            std::string each = name;
+            for (int64_t i = 0; i < count; ++i) {
+                each.resize(name.size());
+                char digits[24];
+                int n = 0;
+                for (int64_t v = i; n == 0 || v > 0; v /= 10) digits[n++] = char('0' + v % 10);
+                while (n > 0) each += digits[--n];
+                declare_register(f, each, type, vector, start);
+            }
         } else {
             if (int64_t(f.registers.size()) + 1 > limits_.max_registers || registers_ + 1 > limits_.max_module_registers)
                 fail(name_pos, fmt::format("too many registers with '{}'; allowed: at most {} in a function, {} in the module", name,
                                            limits_.max_registers, limits_.max_module_registers));
-            declare_register(f, std::move(name), type, vector, start);
+            declare_register(f, name, type, vector, start);
         }
         if (!tok_.is(',')) break;
         advance();
@@ -208,7 +217,7 @@ void Parser::parse_register_declaration(Function& f) {
     expect(';', "after the .reg declaration");
 }
 
-void Parser::declare_register(Function& f, std::string name, const std::string& type, int vector, TextPos pos) {
+void Parser::declare_register(Function& f, const std::string& name, const std::string& type, int vector, TextPos pos) {
     int was = registers_in_scope_.find(name);
     if (was >= 0 && f.registers[size_t(was)].scope == open_blocks_.back()) {
         const Register& w = f.registers[size_t(was)];
@@ -216,7 +225,7 @@ void Parser::declare_register(Function& f, std::string name, const std::string& 
     }
     registers_in_scope_.declare(name, int(f.registers.size()));
     Register r;
-    r.name = std::move(name);
+    r.name = name;
     r.type = type;
     r.vector = vector;
     r.scope = open_blocks_.back();

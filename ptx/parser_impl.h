@@ -88,7 +88,7 @@ private:
     void open_block(Function& f, const Token& brace);
     void close_block(Function& f);
     void parse_register_declaration(Function& f);
-    void declare_register(Function& f, std::string name, const std::string& type, int vector, TextPos pos);
+    void declare_register(Function& f, const std::string& name, const std::string& type, int vector, TextPos pos);
     void parse_loc(Function& f);
     int resolve_loc(Function& f, const LocDirective& d, TextPos pos);
     void parse_label(Function& f);
