@@ -116,7 +116,7 @@ void ScopedNames::erase(size_t hole) {
 std::string_view ScopedNames::intern(std::string_view name) {
     if (name.size() > chunk_left_) {
         const size_t bytes = std::max(kChunkBytes, name.size());
-        chunks_.push_back(std::make_unique<char[]>(bytes));
+        chunks_.push_back(std::unique_ptr<char[]>(new char[bytes]));  // not make_unique: that zeroes 64 KB
         chunk_at_ = chunks_.back().get();
         chunk_left_ = bytes;
     }
