@@ -44,9 +44,12 @@ private:
     X(cuCtxSetCurrent, 4000)              \
     X(cuCtxSynchronize, 2000)             \
     X(cuModuleLoadData, 2000)             \
+    X(cuModuleLoadDataEx, 2010)           \
+    X(cuModuleGetGlobal, 3020)            \
     X(cuModuleUnload, 2000)               \
     X(cuModuleGetFunction, 2000)          \
     X(cuFuncSetAttribute, 9000)           \
+    X(cuFuncGetAttribute, 2020)           \
     X(cuMemAlloc, 3020)                   \
     X(cuMemFree, 3020)                    \
     X(cuMemcpyHtoD, 3020)                 \
@@ -56,6 +59,7 @@ private:
     X(cuEventCreate, 2000)                \
     X(cuEventRecord, 2000)                \
     X(cuEventSynchronize, 2000)           \
+    X(cuEventQuery, 2000)                 \
     X(cuEventElapsedTime, 2000)           \
     X(cuEventDestroy, 4000)               \
     X(cuGetErrorName, 6000)               \

@@ -1,7 +1,9 @@
 #include "device/gpu_session.h"
 
+#include <cstdint>
 #include <fstream>
 #include <regex>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -95,6 +97,24 @@ CUfunction GpuSession::load_kernel(const std::vector<char>& cubin, const char* n
     CUfunction f = nullptr;
     drv_.check(drv_.cuModuleGetFunction(&f, module, name), "cuModuleGetFunction");
     return f;
+}
+
+CUmodule GpuSession::load_ptx(const std::string& ptx, const std::string& what) {
+    // The JIT's messages (an instruction this GPU lacks, a PTX version the driver predates).
+    std::vector<char> error_log(16384, 0), info_log(16384, 0);
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1)), info_log.data(),
+                      reinterpret_cast<void*>(static_cast<uintptr_t>(info_log.size() - 1))};
+    CUmodule module = nullptr;
+    // The image is NUL-terminated PTX text: std::string's c_str().
+    const CUresult rc = drv_.cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
+    if (rc != CUDA_SUCCESS)
+        throw std::runtime_error(fmt::format("device: the driver cannot load {} (cuModuleLoadDataEx: {}: {}){}{}", what,
+                                             drv_.error_name(rc), drv_.error_string(rc), error_log[0] ? ":\n" : "",
+                                             error_log.data()));
+    modules_.push_back(module);
+    return module;
 }
 
 CUdeviceptr GpuSession::alloc(size_t bytes, bool zero) {

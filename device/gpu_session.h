@@ -46,6 +46,9 @@ public:
 
     // Loads one more module (a session may hold several) and returns its kernel `name`.
     CUfunction load_kernel(const std::vector<char>& cubin, const char* name);
+    // Loads PTX text, which the driver JIT-compiles for this GPU (cuModuleLoadDataEx), and
+    // returns the module. Throws std::runtime_error with the JIT's log, naming `what`.
+    CUmodule load_ptx(const std::string& ptx, const std::string& what);
     CUdeviceptr alloc(size_t bytes, bool zero);  // at least 1 byte
     void upload(CUdeviceptr dst, const void* src, size_t bytes);
     void download(void* dst, CUdeviceptr src, size_t bytes);

@@ -11,6 +11,7 @@
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
 #include "device/kernel_launch.h"
+#include "device/kernel_run.h"
 #include "device/nvrtc_compiler.h"
 #include "device/sanitizer_ops.h"
 #include "device/trace_records.h"
@@ -118,6 +119,7 @@ void add_kernel_times(Provenance& p, double kernel_ms, const std::vector<CtaSpan
 }  // namespace
 
 RunResult run_device(const Scenario& s, const DeviceOptions& options) {
+    if (s.kernel) return run_kernel_device(s, options);  // a real kernel: device/kernel_run.h
     const CudaDriver& driver = CudaDriver::get();  // throws the "no CUDA driver" error
     GpuSession gpu(driver);
     require_architecture(s.arch, gpu.info());

@@ -38,6 +38,9 @@ inline bool shared_dump_for(const std::string& choice, TraceLevel level) {
     return choice == "auto" ? level != TraceLevel::none : choice == "on";
 }
 
+// A kernel scenario (`kernel:`, bound by ptx::bind_kernel) runs its own kernel instead:
+// device/kernel_run.h says how, and what its trace holds.
+//
 // The provenance's `extra` says how the run was timed: `warm_launches` (when > 0), `trace_level`, `kernel_time_ns` (CUDA
 // events around the launch), `kernel_span_ns` (the first warp's entry to the last warp's
 // exit, %globaltimer) and `cta_span_ns` ("entry-exit" per CTA in CTA order, ns from the
