@@ -1,13 +1,43 @@
 // tmasim bench executor-overhead: the device executor's kernels against hand-written ones
 // (device/bench_executor.h). Exit 0 when every judged row meets the issue-9 targets, 1 when
 // one misses, 2 when it could not run (no GPU).
+// tmasim bench kernel-overhead: real kernels of the catalog against their timing rewrites
+// (device/kernel_bench.h). Exit 0 when every row's rewritten(none)/untouched is at most
+// 1.05, 1 when one is not, 2 when it could not run.
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "device/bench_executor.h"
+#include "device/kernel_bench.h"
 
 namespace tmasim::cli {
+
+namespace {
+
+void add_kernel_overhead_command(CLI::App* bench, Action& action) {
+    auto o = std::make_shared<device::KernelBenchOptions>();
+    CLI::App* sub = bench->add_subcommand(
+        "kernel-overhead",
+        "The catalog GEMM and two pipelines (scenarios/catalog/kernels) as written and rewritten for timing at --trace "
+        "none and all, in one process on one GPU: median times and the ratios rewritten(none)/untouched (target <= 1.05) "
+        "and rewritten(all)/untouched, and what each rewrite inserted");
+    sub->add_option("--case", o->cases, "Run only these cases")->check(CLI::IsMember(device::kernel_bench_case_names()));
+    sub->add_option("--ctas", o->ctas, "CTA counts (the GEMM runs clusters of 2, at least 2 CTAs)")->capture_default_str();
+    sub->add_option("--work", o->work, "Each CTA's work: the catalog kernel's tiles, batches or k-blocks times this")
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
+    sub->add_option("--reps", o->reps, "Timed launches per kernel")->capture_default_str();
+    sub->add_option("--warmup", o->warmup, "Untimed launches per kernel first")->capture_default_str();
+    sub->add_option("--watchdog", o->watchdog_s, "Seconds a launch may take before it counts as hung")->capture_default_str();
+    sub->add_option("--scenarios", o->scenario_dir, "Where the kernel scenarios are")->capture_default_str();
+    sub->add_option("--cache-dir", o->cache_dir, "Where NVRTC's PTX of the .cu kernels is cached");
+    sub->callback([o, &action] {
+        action = [o] { return device::run_kernel_overhead(*o, std::cout) == 0 ? kOk : kMismatch; };
+    });
+}
+
+}  // namespace
 
 void add_bench_command(CLI::App& app, Action& action) {
     CLI::App* bench = app.add_subcommand("bench", "Benchmarks that need a GPU");
@@ -42,6 +72,7 @@ void add_bench_command(CLI::App& app, Action& action) {
     sub->callback([o, &action] {
         action = [o] { return device::run_executor_overhead(*o, std::cout) == 0 ? kOk : kMismatch; };
     });
+    add_kernel_overhead_command(bench, action);
 }
 
 }  // namespace tmasim::cli

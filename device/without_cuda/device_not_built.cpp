@@ -4,6 +4,7 @@
 // with that sentence and a batch skips its device runs with it.
 #include "device/bench_executor.h"
 #include "device/device_unavailable.h"
+#include "device/kernel_bench.h"
 #include "device/nvrtc_compiler.h"
 #include "device/run_device.h"
 
@@ -23,6 +24,7 @@ std::string nvrtc_version() { return "not built"; }
 CompileResult compile_cuda(const std::string&, const std::string&, const std::string&, bool) { not_built(); }
 std::string resolve_cache_dir(const std::string&) { return ""; }
 int run_executor_overhead(const BenchOptions&, std::ostream&) { not_built(); }
+int run_kernel_overhead(const KernelBenchOptions&, std::ostream&) { not_built(); }
 std::vector<std::string> bench_case_names() { return {}; }
 std::string reference_kernel_source(const std::string&, int) { not_built(); }
 }  // namespace device
