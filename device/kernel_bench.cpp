@@ -11,7 +11,7 @@
 #include "device/gpu_session.h"
 #include "device/kernel_module_launch.h"
 #include "device/kernel_params.h"
-#include "device/kernel_run.h"
+#include "device/run_device.h"
 #include "device/nvrtc_compiler.h"
 #include "device/ptx_timing.h"
 #include "ptx/kernel_binding.h"

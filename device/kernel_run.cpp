@@ -1,4 +1,4 @@
-#include "device/kernel_run.h"
+#include "device/run_device.h"
 
 #include <cmath>
 #include <memory>

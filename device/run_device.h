@@ -4,6 +4,7 @@
 // happened (outcome, diagnostics, trace events, final memory). The CLI calls it in a child
 // process so that a fault cannot take the batch down.
 #include <string>
+#include <vector>
 
 #include "scenarios/trace_level.h"
 #include "scenarios/ir.h"
@@ -39,7 +40,7 @@ inline bool shared_dump_for(const std::string& choice, TraceLevel level) {
 }
 
 // A kernel scenario (`kernel:`, bound by ptx::bind_kernel) runs its own kernel instead:
-// device/kernel_run.h says how, and what its trace holds.
+// device::run_kernel_device below says how, and what its trace holds.
 //
 // The provenance's `extra` says how the run was timed: `warm_launches` (when > 0), `trace_level`, `kernel_time_ns` (CUDA
 // events around the launch), `kernel_span_ns` (the first warp's entry to the last warp's
@@ -54,5 +55,31 @@ inline bool shared_dump_for(const std::string& choice, TraceLevel level) {
 // no GPU, a GPU older than the scenario needs) and std::runtime_error for a scenario the
 // device backend cannot build (codegen, NVRTC or tensor-map encode errors).
 RunResult run_device(const Scenario& scenario, const DeviceOptions& options);
+
+namespace device {
+
+// A kernel scenario on the GPU (run_device dispatches here for a scenario with `kernel:`): the
+// bound PTX loaded by the driver as it is and rewritten for timing (device/ptx_timing.h), both
+// launched on the scenario's tensors, maps and params (device/kernel_module_launch.h).
+//
+// Each warm launch runs both kernels, then the recorded launches: the kernel as written (its
+// memory is the trace's, its CUDA-event time `kernel_time_ns`), then the rewrite (spans, per-op
+// events at --trace all or waits; its memory is compared, `rewritten_memory`), each from the
+// declared memory. Outcomes: ok; hang (the kernel as written did not finish within the
+// watchdog; rule device.kernel_timeout, no op named and no memory read back: the kernel still
+// runs, so this process must exit, as the CLI's child does); fault (the launch was refused or
+// the kernel faulted; rule device.cuda_error with CUDA's error, the launch's keys named for a
+// refusal). A rewrite that hangs or faults where the kernel as written did not is a tmasim
+// bug: std::runtime_error, no trace.
+//
+// Throws DeviceUnavailable (no driver or GPU, a GPU the PTX's target cannot run on),
+// ScenarioError (a param or launch the device refuses, naming its key) and std::runtime_error.
+RunResult run_kernel_device(const Scenario& s, const DeviceOptions& options);
+
+// Throws DeviceUnavailable unless a GPU of compute capability `cc_major`.`cc_minor` runs PTX of
+// the module's `.target`s: sm_90a only on 9.0, sm_100f on 10.x, plain sm_XY from XY up.
+void require_ptx_targets(const std::vector<std::string>& targets, int cc_major, int cc_minor, const std::string& gpu);
+
+}  // namespace device
 
 }  // namespace tmasim

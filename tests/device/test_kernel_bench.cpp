@@ -12,22 +12,22 @@ using namespace tmasim::device;
 namespace {
 const std::string kDir = std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/kernels";
 
-int64_t param(const Scenario& s, size_t i) { return s.kernel->params.at(i).integer; }
-std::vector<int64_t> shape(const Scenario& s, const std::string& name) { return s.find_global(name)->shape; }
+int64_t scalar_param_of(const Scenario& s, size_t i) { return s.kernel->params.at(i).integer; }
+std::vector<int64_t> shape_of(const Scenario& s, const std::string& name) { return s.find_global(name)->shape; }
 }  // namespace
 
 TEST_CASE("the kernel bench's pipelines scale grid, tiles and tensors together", "[device][kernel_bench]") {
     const Scenario tma = kernel_bench_scenario("tma_prefetch_pipeline", kDir, 132, 16);
     CHECK(tma.launch.grid == std::vector<int>{132});
-    CHECK(param(tma, 2) == 64);  // 4 tiles per CTA, times 16
+    CHECK(scalar_param_of(tma, 2) == 64);  // 4 tiles per CTA, times 16
     // 16 rows per tile, 64 tiles of each of 132 CTAs.
-    CHECK(shape(tma, "in") == std::vector<int64_t>{16 * 64 * 132, 64});
-    CHECK(shape(tma, "out") == std::vector<int64_t>{16 * 64 * 132, 64});
+    CHECK(shape_of(tma, "in") == std::vector<int64_t>{16 * 64 * 132, 64});
+    CHECK(shape_of(tma, "out") == std::vector<int64_t>{16 * 64 * 132, 64});
     CHECK(tma.tensormaps.at(0).box == std::vector<int64_t>{16, 64});
     const Scenario one = kernel_bench_scenario("ldgsts_pipeline", kDir, 1, 2);
     CHECK(one.launch.grid == std::vector<int>{1});
-    CHECK(param(one, 2) == 8);
-    CHECK(shape(one, "in") == std::vector<int64_t>{896 * 8});
+    CHECK(scalar_param_of(one, 2) == 8);
+    CHECK(shape_of(one, "in") == std::vector<int64_t>{896 * 8});
     CHECK(one.name == "kernel_ldgsts_pipeline@1ctas_work2");
 }
 
@@ -36,14 +36,14 @@ TEST_CASE("the kernel bench's GEMM runs clusters of 2 over an M x N of 128-wide 
     CHECK(full.launch.grid == std::vector<int>{132});
     CHECK(full.launch.cluster == std::vector<int>{2});
     // 66 clusters = 6 row pairs (M 1536) x 11 column tiles (N 1408); K 512 * 16.
-    CHECK((param(full, 3) == 1536 && param(full, 4) == 1408 && param(full, 5) == 8192));
-    CHECK(shape(full, "A") == std::vector<int64_t>{1536, 8192});
-    CHECK(shape(full, "B") == std::vector<int64_t>{1408, 8192});
-    CHECK(shape(full, "C") == std::vector<int64_t>{1536, 1408});
-    CHECK((param(full, 3) / 128) * (param(full, 4) / 128) == full.launch.num_ctas());
+    CHECK((scalar_param_of(full, 3) == 1536 && scalar_param_of(full, 4) == 1408 && scalar_param_of(full, 5) == 8192));
+    CHECK(shape_of(full, "A") == std::vector<int64_t>{1536, 8192});
+    CHECK(shape_of(full, "B") == std::vector<int64_t>{1408, 8192});
+    CHECK(shape_of(full, "C") == std::vector<int64_t>{1536, 1408});
+    CHECK((scalar_param_of(full, 3) / 128) * (scalar_param_of(full, 4) / 128) == full.launch.num_ctas());
     const Scenario small = kernel_bench_scenario("gemm_ws_tma_wgmma", kDir, 1, 1);  // one cluster: 2 CTAs
     CHECK(small.launch.grid == std::vector<int>{2});
-    CHECK((param(small, 3) == 256 && param(small, 4) == 128 && param(small, 5) == 512));
+    CHECK((scalar_param_of(small, 3) == 256 && scalar_param_of(small, 4) == 128 && scalar_param_of(small, 5) == 512));
     CHECK_THROWS_WITH(kernel_bench_scenario("bulk_copy_1d", kDir, 1, 1), Catch::Contains("no case named bulk_copy_1d"));
 }
 

@@ -1,8 +1,14 @@
-// Kernel scenarios on the device: which GPUs a kernel's PTX target runs on (no GPU needed),
-// and, where a Hopper is present ([gpu]), every catalog kernel: each correct one leaves the
-// bytes of its host reference (tests/model/kernel_references.h; the GEMM's C within its ulp
-// bound), its timing rewrite the same bytes and events keyed to its ops; each broken twin,
-// run through the CLI's child process, ends with a verdict, and those the model sees hang hang.
+// Kernel scenarios on the device: which GPUs a kernel's PTX target runs on and the host
+// references of the catalog (no GPU needed), and, where a Hopper is present ([gpu]), every
+// catalog kernel: each correct one leaves the bytes of its host reference (the GEMM's C within
+// its ulp bound), its timing rewrite the same bytes and events keyed to its ops; each broken
+// twin, run through the CLI's child process, ends with a verdict, and those the model sees
+// hang hang.
+//
+// The host references (tests/model/kernel_references.cpp) are compiled into this program too:
+// they stay where the model's tests keep them, and both programs compile the same file.
+#include "../model/kernel_references.cpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,10 +16,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "../model/kernel_references.h"
 #include "device/cuda_driver.h"
 #include "device/gpu_session.h"
-#include "device/kernel_run.h"
 #include "device/run_device.h"
 #include "kernel_test_support.h"
 #include "traces/trace_reader.h"
@@ -79,6 +83,23 @@ TEST_CASE("a kernel's PTX target decides which GPUs run it", "[device][kernel_ru
     CHECK_NOTHROW(require_ptx_targets({"sm_80"}, 9, 0, "NVIDIA H200"));
     CHECK_THROWS_WITH(require_ptx_targets({"sm_100"}, 9, 0, "NVIDIA H200"), Catch::Contains("needs compute capability 10.0 or newer"));
     CHECK_NOTHROW(require_ptx_targets({"sm_100f"}, 10, 3, "NVIDIA B300"));
+}
+
+TEST_CASE("the host references cover every correct kernel of the catalog, by tensor", "[device][kernel_catalog]") {
+    int covered = 0;
+    for (const Scenario& s : test::loadable_kernels()) {
+        if (s.expect.outcome != Outcome::ok) continue;
+        INFO(s.name);
+        const auto ref = kernel_reference(s);
+        CHECK(!ref.empty());
+        for (const auto& [name, bytes] : ref) {
+            const GlobalTensor* g = s.find_global(name);
+            REQUIRE(g);
+            CHECK(static_cast<int64_t>(bytes.size()) == g->size_bytes());
+        }
+        ++covered;
+    }
+    CHECK(covered == 16);
 }
 
 TEST_CASE("every correct catalog kernel on the GPU leaves its host reference's bytes", "[device][gpu][kernel_catalog]") {
