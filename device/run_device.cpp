@@ -11,7 +11,6 @@
 #include "device/gpu_session.h"
 #include "device/kernel_abi.h"
 #include "device/kernel_launch.h"
-#include "device/kernel_run.h"
 #include "device/nvrtc_compiler.h"
 #include "device/sanitizer_ops.h"
 #include "device/trace_records.h"
