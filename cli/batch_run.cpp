@@ -1,6 +1,7 @@
 // Batch mode: find the scenarios, run each one on its own (device runs in a child process
 // each, so a fault or a hang ends that run only), write and diff its trace.
 #include "cli/batch_run.h"
+#include "cli/scenario_load.h"
 
 #include <algorithm>
 #include <chrono>
@@ -172,7 +173,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
 
     Scenario s;
     try {
-        s = load_scenario_file(input.path);
+        s = load_bound_scenario(input.path);
     } catch (const std::exception& e) {
         row.result = "error";
         row.why = one_line(e.what());

@@ -2,6 +2,7 @@
 // tmasim run DIR_OR_FILES... --backend model|device [-o DIR] [--diff-against DIR]: batch
 // mode (batch_run.h), for a directory, several files, or --diff-against.
 #include <filesystem>
+#include "cli/scenario_load.h"
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -181,7 +182,7 @@ int run(RunArgs& a) {
     require_output_folder(a.output);  // before the run, not after it
     if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
     if (a.ncu) return run_with_ncu(a);
-    Scenario scenario = load_scenario_file(a.file);
+    Scenario scenario = load_bound_scenario(a.file);
     const bool on_device = a.backend == "device";
 
     RunResult& result = result_kept_until_exit();

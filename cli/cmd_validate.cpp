@@ -1,5 +1,6 @@
 // tmasim validate FILE...: load and validate scenarios without running them.
 #include <iostream>
+#include "cli/scenario_load.h"
 #include <memory>
 
 #include "cli/commands.h"
@@ -19,7 +20,7 @@ void add_validate_command(CLI::App& app, Action& action) {
             size_t bad = 0;
             for (const std::string& file : *files) {
                 try {
-                    Scenario s = load_scenario_file(file);
+                    Scenario s = load_bound_scenario(file);
                     std::cout << file << ": ok (scenario " << s.name << ", " << s.all_ops().size() << " ops)\n";
                 } catch (const ScenarioError& e) {
                     ++bad;

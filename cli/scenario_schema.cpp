@@ -45,6 +45,7 @@ json op_definition() {
     std::vector<std::string> spellings;
     json branches = json::array();
     for (const OpInfo& info : kOpTable) {
+        if (info.flags & kKernelOnly) continue;  // PTX instructions of kernels, not program ops
         spellings.push_back(info.spelling);
         json props = {{"op", value()}, {"by", {{"type", "string"}}}, {"label", {{"type", "string"}}}};
         if (std::string(info.spelling) != "loop") props["trace"] = {{"type", "boolean"}};

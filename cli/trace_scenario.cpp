@@ -1,4 +1,5 @@
 #include "cli/trace_scenario.h"
+#include "cli/scenario_load.h"
 
 #include <filesystem>
 
@@ -12,7 +13,7 @@ std::optional<TraceScenario> scenario_of_trace(const Provenance& provenance) {
     if (!std::filesystem::is_regular_file(provenance.scenario_file, ec)) return std::nullopt;
     try {
         TraceScenario t;
-        t.scenario = load_scenario_file(provenance.scenario_file);
+        t.scenario = load_bound_scenario(provenance.scenario_file);
         t.stale = !provenance.scenario_hash.empty() && t.scenario.content_hash != provenance.scenario_hash;
         return t;
     } catch (const std::exception&) {

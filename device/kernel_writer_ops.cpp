@@ -60,6 +60,7 @@ void KernelWriter::emit_op_body(const Op& op, const Threads& t) {
     case OpFamily::tensormap: return emit_tensormap_op(op);
     case OpFamily::wgmma: return emit_wgmma(op);
     case OpFamily::layout: return emit_layout_op(op);
+    case OpFamily::kernel_memory: break;  // a kernel's own PTX instruction: the device runs the kernel as it is
     }
     fail(op, "op kind not supported by the device backend");
 }

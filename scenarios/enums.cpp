@@ -157,7 +157,16 @@ std::string allowed_dtypes() { return list_of(dtype_table()); }
 std::string allowed_swizzles() { return list_of(swizzle_table()); }
 std::string allowed_oob_fills() { return list_of(oob_table()); }
 std::string allowed_outcomes() { return list_of(outcome_table()); }
-std::string allowed_op_kinds() { return list_of(op_table()); }
+std::string allowed_op_kinds() {
+    // Kernel-only rows name PTX instructions; a program cannot use them.
+    static const Table<OpKind> program_ops = [] {
+        Table<OpKind> rows;
+        for (const OpInfo& row : kOpTable)
+            if (!(row.flags & kKernelOnly)) rows.emplace_back(row.kind, row.spelling);
+        return rows;
+    }();
+    return list_of(program_ops);
+}
 
 int dtype_size(DType t) {
     switch (t) {

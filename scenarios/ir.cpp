@@ -79,6 +79,7 @@ std::string Selector::text() const {
 
 std::string Op::display() const {
     std::string s = "#" + std::to_string(id) + " " + to_string(kind);
+    if (!ptx_opcode.empty()) return s + " `" + ptx_opcode + "` at " + loc.str() + (source.empty() ? "" : " (" + source + ")");
     if (!label.empty()) s += " (" + label + ")";
     return s + " at " + loc.str();
 }

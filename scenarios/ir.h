@@ -145,6 +145,11 @@ struct Op {
     std::string label;     // optional user name, for expect and messages
     SourceLoc loc;
     Selector by;
+    // A kernel scenario's op is one PTX instruction: its opcode as written, and the kernel
+    // source line `.loc` gives it ("tma.cu:17:10", the outermost point of its inline chain;
+    // empty without .loc). `loc` is then its PTX file:line:col. Empty for a program's ops.
+    std::string ptx_opcode;
+    std::string source;
 
     Ref barrier;           // mbarrier.*, tma.load, bulk.load
     Expr count;            // mbarrier.init: expected arrivals; mbarrier.arrive: arrival count (default 1)

@@ -265,7 +265,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     op.id = next_id++;
     std::string kind_text = m.string("op");
     auto kind = parse_op_kind(kind_text);
-    if (!kind) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
+    if (!kind || op_has(*kind, kKernelOnly)) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
     op.kind = *kind;
     const std::string extra = op_info(op.kind).keys;
     // `trace` (every op but a loop): time this op or not, whatever the run's trace level.
@@ -344,6 +344,7 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     case OpFamily::tensormap: read_tensormap_op(m, op); break;
     case OpFamily::wgmma: read_wgmma_op(m, op); break;
     case OpFamily::layout: read_layout_op(m, op); break;
+    case OpFamily::kernel_memory: break;  // refused above: a kernel's PTX instruction, not a program op
     }
     m.finish(allowed);
     return op;

@@ -71,7 +71,12 @@
     X(convert_layout, "convert_layout", layout, "tile, to, scratch, layout",                                  \
       kWait | kReadsShared | kWritesShared, 90)                                                             \
     X(layout_reduce, "layout.reduce", layout, "tile, axis, to, scratch, combine",                              \
-      kWait | kReadsShared | kWritesShared, 90)
+      kWait | kReadsShared | kWritesShared, 90)                                                             \
+    X(ld, "ld", kernel_memory, "", kPerThread | kKernelOnly, 90)                                              \
+    X(st, "st", kernel_memory, "", kPerThread | kKernelOnly, 90)                                              \
+    X(atom, "atom", kernel_memory, "", kPerThread | kKernelOnly, 90)                                          \
+    X(red_async, "red.async", kernel_memory, "", kPerThread | kAsync | kKernelOnly, 90)                       \
+    X(fence_memory, "fence", kernel_memory, "", kKernelOnly, 90)
 
 #include <string>
 
@@ -97,6 +102,7 @@ enum class OpFamily {
     wgmma,            // warpgroup MMA and its accumulators
     named_barrier,    // barrier.sync / barrier.arrive id, count: a subset of the CTA's warps
     layout,           // a register tile in a Gluon layout: global/shared loads and stores, convert_layout
+    kernel_memory,    // PTX instructions of kernel scenarios with no op of their own: generic ld/st, atom, red, fences
 };
 
 // Flags of a row. They say what the op does, for the checks that apply to every op that
@@ -108,6 +114,7 @@ enum OpFlag : unsigned {
     kReadsShared = 1u << 2,   // reads shared memory (directly or through the async proxy)
     kWritesShared = 1u << 3,  // writes shared memory (directly or through the async proxy)
     kPerThread = 1u << 4,     // every executing thread evaluates its own tid/lane/warp expressions
+    kKernelOnly = 1u << 5,    // names a PTX instruction of a kernel scenario; a program may not use it
 };
 
 enum class OpKind {

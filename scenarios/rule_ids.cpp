@@ -30,6 +30,8 @@ const std::vector<RuleId>& known_rule_ids() {
         {"wgmma.missing_fence", Outcome::hazard},
         {"wgmma.acc_before_wait", Outcome::hazard},
         {"model.fault", Outcome::fault},
+        {"kernel.trap", Outcome::fault},
+        {"kernel.watchdog", Outcome::hang},
         {"sync.deadlock", Outcome::hang},
         {"cp_async.wait_deadlock", Outcome::hang},
         {"bulk.wait_deadlock", Outcome::hang},

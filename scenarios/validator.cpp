@@ -332,6 +332,7 @@ private:
             case OpFamily::fence:
             case OpFamily::snapshot:
             case OpFamily::cluster_barrier:
+            case OpFamily::kernel_memory:
             case OpFamily::tensormap: break;
             }
         }

@@ -23,6 +23,10 @@ TensorCopy::TensorCopy(const MapFields& f)
       type_(f.type),
       swizzle_(f.swizzle),
       fill_(f.oob_fill) {
+    if (f.base_offset % elem_bytes_ != 0)
+        throw std::invalid_argument(fmt::format("model: tensor map {} starts {} bytes into its tensor, not a multiple of "
+                                                "its {}-byte elements", f.map, f.base_offset, elem_bytes_));
+    base_index_ = f.base_offset / elem_bytes_;
     const size_t rank = f.box.size();
     if (shape_.size() != rank || f.global_strides.size() + 1 != rank || f.element_strides.size() != rank)
         throw std::invalid_argument(fmt::format("model: tensor map {} has inconsistent ranks", f.map));
@@ -54,7 +58,7 @@ int64_t TensorCopy::box_elements() const {
 
 int64_t TensorCopy::global_element(int64_t k, const std::vector<int64_t>& coords) const {
     // Decompose k row-major (last dimension fastest), then map to the tensor.
-    int64_t index = 0, rest = k;
+    int64_t index = base_index_, rest = k;
     for (size_t d = extent_.size(); d-- > 0;) {
         int64_t j = rest % extent_[d];
         rest /= extent_[d];
@@ -67,7 +71,7 @@ int64_t TensorCopy::global_element(int64_t k, const std::vector<int64_t>& coords
 
 bool TensorCopy::outer_row_base(const std::vector<int64_t>& coords, const std::vector<int64_t>& at,
                                 int64_t& base) const {
-    base = 0;
+    base = base_index_;
     for (size_t d = 0; d + 1 < extent_.size(); ++d) {
         const int64_t c = coords[d] + at[d] * stride_[d];
         if (c < 0 || c >= shape_[d]) return false;

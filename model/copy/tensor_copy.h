@@ -134,6 +134,7 @@ private:
     std::vector<int64_t> extent_;
     std::vector<int64_t> stride_;
     int64_t elem_bytes_ = 4;             // bytes one box element moves: the element, or an interleave unit
+    int64_t base_index_ = 0;             // the map's start in the tensor, in elements (MapFields::base_offset)
     DType type_ = DType::f32;
     Swizzle swizzle_ = Swizzle::none;
     OobFill fill_ = OobFill::zero;

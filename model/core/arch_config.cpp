@@ -25,6 +25,7 @@ struct ParamEntry {
 const std::vector<ParamEntry>& param_table() {
     static const std::vector<ParamEntry> table = {
         {"sm_clock_mhz", &TimingParams::sm_clock_mhz},
+        {"sm_count", &TimingParams::sm_count},
         {"kernel_prologue_cycles", &TimingParams::kernel_prologue_cycles},
         {"trace_global_words_prologue_cycles", &TimingParams::trace_global_words_prologue_cycles},
         {"trace_probe_cycles", &TimingParams::trace_probe_cycles},

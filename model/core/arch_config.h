@@ -10,6 +10,7 @@ namespace tmasim::model {
 // All in SM cycles unless the name says otherwise.
 struct TimingParams {
     double sm_clock_mhz = 0;
+    double sm_count = 0;                     // SMs on the chip (a kernel's %nsmid, %smid)
     double kernel_prologue_cycles = 0;       // kernel entry to the first op of a warp
     double trace_global_words_prologue_cycles = 0;  // more, traced with the clock words in global memory
     double trace_probe_cycles = 0;           // the device executor's per-op probe (timers + record)

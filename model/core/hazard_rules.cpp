@@ -103,6 +103,12 @@ const std::vector<HazardRule>& HazardRules::all() {
         // Not a rule of PTX: how the model ends a run on a value it cannot execute.
         {"model.fault", O::fault, "the op cannot be executed (an index or range outside its buffer)",
          "scenarios/FORMAT.md"},
+        // Kernels (kernel scenarios): how a kernel's own PTX ends a run.
+        {"kernel.trap", O::fault, "a kernel that executes trap stops the grid (CUDA_ERROR_LAUNCH_FAILED)",
+         "PTX 9.7.19.x (trap); docs/kernels.md"},
+        {"kernel.watchdog", O::hang,
+         "a kernel still running past the model's watchdog (200M cycles) spins on something nothing will change",
+         "docs/kernels.md (the watchdog and the try_wait spin rule)"},
         {"sync.deadlock", O::hang, "a barrier.sync that some live warp never reaches hangs",
          "PTX 9.7.13.1; semantics.md F33"},
         {"cp_async.wait_deadlock", O::hang, "a cp.async group wait whose copies never land hangs",

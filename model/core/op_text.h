@@ -19,6 +19,9 @@ inline std::string byte_range_text(const std::string& buffer, int64_t first, int
 
 inline std::string op_title(const Op& op) {
     std::string s = fmt::format("op #{} {}", op.id, to_string(op.kind));
+    // A kernel's instruction: the PTX it is, its PTX line and its source line.
+    if (!op.ptx_opcode.empty())
+        return s + fmt::format(" `{}` ({}{}{})", op.ptx_opcode, op.label, op.source.empty() ? "" : ", ", op.source);
     if (!op.label.empty()) s += " (" + op.label + ")";
     return s;
 }

@@ -164,14 +164,20 @@ double ClusterWarpOps::dsmem_access(const Op& op, const std::vector<int>& lanes,
 }
 
 double ClusterWarpOps::remote_barrier(const Op& op, const std::vector<int>& lanes) {
+    std::vector<int> owners;
+    for (int l : lanes) owners.push_back(target_rank(op.cta, l));
+    return remote_barrier_to(op, lanes, owners, static_cast<int>(barrier_index(op)), w_.eval(op.count, 1), w_.eval(op.bytes, 0));
+}
+
+double ClusterWarpOps::remote_barrier_to(const Op& op, const std::vector<int>& lanes, const std::vector<int>& owners, int b,
+                                         int64_t count, int64_t bytes) {
     using A = CtaModule::BarrierAction;
-    const int b = static_cast<int>(barrier_index(op));
     const int own = cluster_.rank_of(cta_);
-    const int64_t count = w_.eval(op.count, 1), bytes = w_.eval(op.bytes, 0);
     const bool arrives = op.kind != OpKind::mbarrier_expect_tx;
     const bool expects = op.kind != OpKind::mbarrier_arrive;
-    for (int l : lanes) {
-        const int owner = target_rank(op.cta, l);
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        const int l = lanes[i];
+        const int owner = owners[i];
         const EventSite site = w_.site(op, l);
         const int thread = w_.thread(l);
         if (owner == own) {
@@ -212,28 +218,41 @@ double ClusterWarpOps::remote_barrier(const Op& op, const std::vector<int>& lane
 }
 
 double ClusterWarpOps::st_async(const Op& op, const std::vector<int>& lanes) {
-    using A = CtaModule::BarrierAction;
     const BufferAt buf = resolve_buffer(cta_, op, w_.env());
     const int64_t esize = dtype_size(buf.decl->type);
     const int64_t width = op.width.empty() ? esize : op.width.eval_int(w_.env());
-    const int b = static_cast<int>(barrier_index(op));
-    StAsyncBatch batch;
-    std::map<int, Expr::IntEnv> envs;  // per thread, for the value
+    std::vector<StAsyncLane> stores;
     for (int l : lanes) {
         const Expr::IntEnv env = thread_env(w_.env(), w_.warp(), l);
         const int64_t index = op.index.eval_int(env);
         if (index < 0 || index * esize + width > buf.decl->size_bytes())
             throw std::out_of_range(fmt::format("{}: thread {} stores element {} outside {} ({} elements)",
                                                 op_title(op), w_.thread(l), index, buf.name, buf.decl->num_elements()));
-        const StAsyncStore s{w_.thread(l), target_rank(op.cta, l), target_rank(op.barrier_cta, l),
-                             buf.base + index * esize, width};
-        envs[s.thread] = env;
+        StAsyncLane s;
+        s.lane = l;
+        s.store = StAsyncStore{w_.thread(l), target_rank(op.cta, l), target_rank(op.barrier_cta, l), buf.base + index * esize, width};
+        // The value leaves the registers now; the bytes land a DSMEM latency later.
+        s.payload.assign(static_cast<size_t>(width), 0);
+        for (int64_t e = 0; e < width / esize; ++e) store_value(*buf.decl, s.payload.data(), e, op.value, env);
+        stores.push_back(std::move(s));
+    }
+    return st_async_to(op, stores, static_cast<int>(barrier_index(op)), buf.name, buf.base);
+}
+
+double ClusterWarpOps::st_async_to(const Op& op, const std::vector<StAsyncLane>& lanes, int b, const std::string& buffer,
+                                   int64_t base) {
+    using A = CtaModule::BarrierAction;
+    StAsyncBatch batch;
+    std::map<int, const std::vector<uint8_t>*> payloads;  // per thread
+    for (const StAsyncLane& sl : lanes) {
+        const StAsyncStore& s = sl.store;
+        payloads[s.thread] = &sl.payload;
         if (batch.add(s)) continue;
-        cta_.hazard_once(op, w_.site(op, l), "st_async.barrier_other_cta",
+        cta_.hazard_once(op, w_.site(op, sl.lane), "st_async.barrier_other_cta",
                          HazardRules::message("st_async.barrier_other_cta",
                                               fmt::format("{}: thread {} stores into {} of rank {} but signals barrier {} "
                                                           "of rank {}; the store and its tx are dropped",
-                                                          op_title(op), s.thread, buf.name, s.data_rank,
+                                                          op_title(op), s.thread, buffer, s.data_rank,
                                                           cta_.barriers().at(b).name, s.barrier_rank)),
                          {{"thread", std::to_string(s.thread)}, {"data_rank", std::to_string(s.data_rank)},
                           {"barrier_rank", std::to_string(s.barrier_rank)}});
@@ -246,10 +265,10 @@ double ClusterWarpOps::st_async(const Op& op, const std::vector<int>& lanes) {
         CtaModule& peer = cluster_.at_rank(owner);
         if (!cluster_.init_published(cta_, op, site, s.thread, owner, b) && !peer.barriers().at(b).state.live())
             continue;
-        // The value leaves the registers now; the bytes land a DSMEM latency later.
         std::vector<uint8_t> payload(static_cast<size_t>(s.bytes), 0);
-        for (int64_t e = 0; e < s.bytes / esize; ++e) store_value(*buf.decl, payload.data(), e, op.value, envs[s.thread]);
-        cluster_.generic_access(cta_, op, site, s.thread, owner, buf.name, buf.base, s.offset, s.bytes, true, true);
+        const std::vector<uint8_t>& given = *payloads.at(s.thread);
+        std::copy_n(given.begin(), std::min(given.size(), payload.size()), payload.begin());
+        cluster_.generic_access(cta_, op, site, s.thread, owner, buffer, base, s.offset, s.bytes, true, true);
         // Readers in the destination learn the bytes through the barrier phase their
         // complete_tx lands in, like a TMA load's (AsyncWriteRegistry, C17).
         AsyncWrite w;

@@ -9,9 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "model/state/st_async_batch.h"
 #include "scenarios/ir.h"
 
 namespace tmasim::model {
+
+// One lane's st.async resolved: where its bytes go (rank, offset), which rank's barrier its
+// complete_tx reaches, and the bytes themselves.
+struct StAsyncLane {
+    int lane = 0;
+    StAsyncStore store;
+    std::vector<uint8_t> payload;
+};
 
 class Cluster;
 class CtaModule;
@@ -24,6 +33,14 @@ public:
 
     // Runs `op` on the warp's executing `lanes` (at least one).
     void exec(const Op& op, const std::vector<int>& lanes);
+    // mbarrier arrive / expect_tx / arrive_expect_tx of lane i on barrier `b` of rank owners[i]
+    // (its own rank: a local action), `count` arrivals or `bytes` of tx: a kernel's operands,
+    // resolved from its registers. Returns the warp's cycles.
+    double remote_barrier_to(const Op& op, const std::vector<int>& lanes, const std::vector<int>& owners, int b,
+                             int64_t count, int64_t bytes);
+    // st.async of `lanes` into shared buffer `buffer` (CTA offset `base`, for messages) with
+    // complete_tx on barrier `b` of the rank each store names. Returns the warp's cycles.
+    double st_async_to(const Op& op, const std::vector<StAsyncLane>& lanes, int b, const std::string& buffer, int64_t base);
 
 private:
     void arrive(const Op& op, const std::vector<int>& lanes);

@@ -45,6 +45,13 @@ CopyIssuer::CopyIssuer(CtaModule& cta, const Op& op, const Expr::IntEnv& env)
     if (!is_prefetch(op.kind)) buffer_base_ = buffer_offset(is_load(op.kind) ? op.dst : op.src, buffer_);
 }
 
+namespace {
+const Expr::IntEnv kNoVariables;
+}
+
+CopyIssuer::CopyIssuer(CtaModule& cta, const Op& op, std::string buffer, int64_t buffer_base)
+    : cta_(cta), op_(op), env_(kNoVariables), buffer_(std::move(buffer)), buffer_base_(buffer_base) {}
+
 int64_t CopyIssuer::eval(const Expr& e, int64_t fallback) const {
     return e.empty() ? fallback : e.eval_int(env_);
 }
@@ -61,6 +68,21 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
     TmaRequest r = is_tensor(op_.kind) ? tensor_request(site, thread)
                    : is_rows(op_.kind) ? row_request(site, thread)
                                        : bulk_request(site, thread);
+    std::optional<int64_t> mask;
+    if (!op_.multicast.empty()) mask = op_.multicast.eval_int(env_);
+    submit_checked(std::move(r), site, thread, mask);
+}
+
+void CopyIssuer::issue_resolved(TmaRequest r, const EventSite& site, int thread, std::optional<int64_t> multicast_mask) {
+    r.site = site;
+    r.thread = thread;
+    r.op = &op_;
+    if (is_tensor(op_.kind)) check_tensor(site, thread, r);
+    else check_bulk(site, thread, r);
+    submit_checked(std::move(r), site, thread, multicast_mask);
+}
+
+void CopyIssuer::submit_checked(TmaRequest r, const EventSite& site, int thread, std::optional<int64_t> multicast_mask) {
     r.site = site;
     r.thread = thread;
     r.op = &op_;
@@ -69,8 +91,10 @@ void CopyIssuer::issue(const EventSite& site, int thread) {
         throw std::out_of_range(fmt::format("{}: {} bytes at shared offset {} leave the CTA's {} "
                                             "bytes of shared memory", op_title(op_), r.bytes,
                                             r.smem_offset, smem_size));
-    if (!op_.multicast.empty()) {
-        ClusterMulticast::issue(cta_, op_, env_, std::move(r), buffer_, buffer_base_);  // to every CTA of the ctaMask
+    if (multicast_mask) {
+        if (r.barrier < 0) r.barrier = barrier_of_op();
+        // To every CTA of the ctaMask.
+        ClusterMulticast::issue(cta_, op_, std::move(r), buffer_, buffer_base_, *multicast_mask, r.barrier);
         return;
     }
     register_request(r, thread);
@@ -81,9 +105,7 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
     if (is_prefetch(op_.kind)) return;
     const RequestBytes bytes(r, cta_.run().global.tensor(r.tensor));
     if (is_load(op_.kind)) {
-        const bool indexed = !op_.barrier.index.empty();
-        r.barrier = cta_.barriers().index_of(op_.barrier.name, indexed ? eval(op_.barrier.index, 0) : 0,
-                                             indexed);
+        if (r.barrier < 0) r.barrier = barrier_of_op();
         const auto [first, last] = bytes.smem_span();
         // The load changes bytes an async-proxy read (a store's source, a wgmma operand) may
         // still read (C17, C19); peers see its bytes as its barrier's TMA agent's (C17).
@@ -108,6 +130,11 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
     cta_.bulk_stores().add(st);
 }
 
+int CopyIssuer::barrier_of_op() const {
+    const bool indexed = !op_.barrier.index.empty();
+    return cta_.barriers().index_of(op_.barrier.name, indexed ? eval(op_.barrier.index, 0) : 0, indexed);
+}
+
 TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     const Scenario& s = cta_.run().scenario;
     TmaRequest r;
@@ -129,13 +156,18 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
     const TensorCopy copy(*r.fields);
     r.bytes = copy.box_bytes();
     r.smem_offset = buffer_base_;
-    if (r.kind == TmaRequest::Kind::tensor_prefetch) return r;
+    check_tensor(site, thread, r);
+    return r;
+}
+
+void CopyIssuer::check_tensor(const EventSite& site, int thread, const TmaRequest& r) {
+    if (r.kind == TmaRequest::Kind::tensor_prefetch) return;
     check_alignment(site, "shared-memory box address", r.smem_offset, 128);
     // The box's first byte in each row must be 16-byte aligned: on the H200 a tile load or
     // store whose innermost coordinate is 1 f32 element (4 bytes) in traps with
     // CUDA_ERROR_ILLEGAL_INSTRUCTION (device/scripts/probe_misaligned.sh).
-    const int64_t inner_bytes = r.coords.back() * dtype_size(cta_.run().global.tensor(r.tensor).type);
-    if (r.map->interleave == Interleave::none && inner_bytes % 16 != 0)
+    const int64_t inner_bytes = r.coords.back() * r.fields->inner_unit_bytes();
+    if (r.fields->interleave == Interleave::none && inner_bytes % 16 != 0)
         trap(site, "tma.inner_coord_alignment",
              fmt::format("{}: innermost coordinate {} is byte offset {} in the row, not a multiple of 16",
                          op_title(op_), r.coords.back(), inner_bytes));
@@ -147,10 +179,10 @@ TmaRequest CopyIssuer::tensor_request(const EventSite& site, int thread) {
                      fmt::format("{}: tensor {} of {} with coordinate {} in dimension {}", op_title(op_),
                                  r.kind == TmaRequest::Kind::tensor_reduce ? "reduce" : "store", buffer_,
                                  r.coords[d], d));
+        const TensorCopy copy(*r.fields);
         const auto span = copy.smem_span(r.smem_offset);
         check_proxy_fence(site, thread, span.first, span.second);
     }
-    return r;
 }
 
 // tile::gather4 / tile::scatter4 (semantics.md G34-G35): four rows at one column of a
@@ -208,13 +240,17 @@ TmaRequest CopyIssuer::bulk_request(const EventSite& site, int thread) {
         throw std::out_of_range(fmt::format("{}: {} bytes at byte offset {} of {} leave its {} bytes",
                                             op_title(op_), r.bytes, r.global_offset, t.name,
                                             t.size_bytes()));
+    check_bulk(site, thread, r);
+    return r;
+}
+
+void CopyIssuer::check_bulk(const EventSite& site, int thread, const TmaRequest& r) {
     check_alignment(site, "size", r.bytes, 16);
     check_alignment(site, "global address", r.global_offset, 16);
-    if (r.kind == TmaRequest::Kind::bulk_prefetch) return r;
+    if (r.kind == TmaRequest::Kind::bulk_prefetch) return;
     check_alignment(site, "shared-memory address", r.smem_offset, 16);
     if (r.kind == TmaRequest::Kind::bulk_store || r.kind == TmaRequest::Kind::bulk_reduce)
         check_proxy_fence(site, thread, r.smem_offset, r.smem_offset + r.bytes - 1);
-    return r;
 }
 
 void CopyIssuer::trap(const EventSite& site, const std::string& rule, const std::string& what) {

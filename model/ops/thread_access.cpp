@@ -85,11 +85,14 @@ double ThreadAccess::shared_access(const std::vector<int>& lanes, std::map<std::
         for (int64_t e = index; e < index + width / esize; ++e) store_value(buf->type, data, e, env);
         cta_.tracker().generic_write(thread, offset, width, op_.id);
     }
-    const BankCost c = BankModel::cost(accesses, width);
+    return shared_cycles(cta_.run().timing, BankModel::cost(accesses, width), is_store, detail);
+}
+
+double ThreadAccess::shared_cycles(const TimingParams& tp, const BankCost& c, bool is_store,
+                                   std::map<std::string, std::string>& detail) {
     detail["wavefronts"] = std::to_string(c.wavefronts);
     detail["conflict_ways"] = std::to_string(c.conflict_ways);
     detail["bank_conflicts"] = std::to_string(c.conflicts());
-    const TimingParams& tp = cta_.run().timing;
     // A store is posted: the warp goes on once it issued (its wavefronts cost the pipe, not
     // the warp); a load waits for its data, one more pass per extra wavefront.
     if (is_store) return tp.shared_store_cycles;
@@ -143,11 +146,15 @@ double ThreadAccess::global_access(const std::vector<int>& lanes, std::map<std::
                              {{"tensor", t.name}, {"thread", std::to_string(thread)}, {"store_op", std::to_string(s->op)}});
         }
     }
-    const TimingParams& tp = cta_.run().timing;
-    if (is_store) return tp.global_store_cycles;
+    if (is_store) return cta_.run().timing.global_store_cycles;
     detail["l2_hit"] = resident ? "1" : "0";
-    const bool first_load = cta_.take_first_global_load();
-    if (!cta_.run().inputs_in_l2) return resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles;
+    return global_load_cycles(cta_, resident);
+}
+
+double ThreadAccess::global_load_cycles(CtaModule& cta, bool resident) {
+    const TimingParams& tp = cta.run().timing;
+    const bool first_load = cta.take_first_global_load();
+    if (!cta.run().inputs_in_l2) return resident ? tp.global_load_l2_cycles : tp.global_load_hbm_cycles;
     // Every line is in L2 (the host copy put it there), but a line this launch has not read
     // costs more than one it has, and a CTA's first load more again on the H200
     // (calibrate/global_load_latency: 494-498, 313-364, 297-303 cycles).
@@ -159,31 +166,46 @@ double ThreadAccess::cp_async(const std::vector<int>& lanes) {
     std::string name;
     const SharedBuffer* buf = nullptr;
     const int64_t base = shared_buffer(op_.dst, name, buf);
+    const GlobalTensor& t = cta_.run().global.tensor(op_.global);
+    std::vector<CpAsyncArgs> copies;
+    for (int lane : lanes) {
+        const Expr::IntEnv env = lane_env(lane);
+        const int thread = warp_ * 32 + lane;
+        CpAsyncArgs a;
+        a.lane = lane;
+        a.tensor = t.name;
+        a.size = op_.size.eval_int(env);
+        a.src_size = op_.src_size.empty() ? a.size : op_.src_size.eval_int(env);
+        a.from = op_.src_index.eval_int(env) * dtype_size(t.type);
+        a.to = base + op_.dst_index.eval_int(env) * dtype_size(buf->type);
+        if (a.src_size < 0 || a.src_size > a.size || a.from < 0 || a.from + a.src_size > t.size_bytes() || a.to < base ||
+            a.to + a.size > base + buf->size_bytes())
+            throw std::out_of_range(fmt::format("{}: thread {} copies {} of {} bytes from {} byte {} to {} byte {}: "
+                                                "outside a buffer", op_title(op_), thread, a.src_size, a.size, t.name,
+                                                a.from, name, a.to - base));
+        copies.push_back(std::move(a));
+    }
+    return cp_async_copies(copies, name, base);
+}
+
+double ThreadAccess::cp_async_copies(const std::vector<CpAsyncArgs>& args, const std::string& name, int64_t base) {
     GlobalMemory& g = cta_.run().global;
-    const GlobalTensor& t = g.tensor(op_.global);
-    const std::vector<uint8_t>& src = g.read_bytes(t.name);
     std::vector<CpAsyncCopy> copies;
     bool resident = true;
     SharedRaceCheck races(cta_, op_, name, base);
     Cluster* cluster = cluster_of(cta_);
-    for (int lane : lanes) {
-        const Expr::IntEnv env = lane_env(lane);
+    for (const CpAsyncArgs& a : args) {
+        const int lane = a.lane;
         const int thread = warp_ * 32 + lane;
-        const int64_t size = op_.size.eval_int(env);
-        const int64_t src_size = op_.src_size.empty() ? size : op_.src_size.eval_int(env);
-        const int64_t from = op_.src_index.eval_int(env) * dtype_size(t.type);
-        const int64_t to = base + op_.dst_index.eval_int(env) * dtype_size(buf->type);
-        if (src_size < 0 || src_size > size || from < 0 || from + src_size > t.size_bytes() || to < base ||
-            to + size > base + buf->size_bytes())
-            throw std::out_of_range(fmt::format("{}: thread {} copies {} of {} bytes from {} byte {} to {} byte {}: "
-                                                "outside a buffer", op_title(op_), thread, src_size, size, t.name,
-                                                from, name, to - base));
+        const int64_t size = a.size, src_size = a.src_size, from = a.from, to = a.to;
         CpAsyncCopy c;
         c.thread = thread;
         c.smem_offset = to;
         c.payload.assign(size, 0);  // src-size < cp-size: the rest is zero-filled (C20)
-        std::copy(src.begin() + from, src.begin() + from + src_size, c.payload.begin());
-        if (src_size > 0) resident = g.touch(t.name, from, from + src_size - 1) && resident;
+        if (src_size > 0) {
+            g.read_range(a.tensor, from, src_size, c.payload.data());
+            resident = g.touch(a.tensor, from, from + src_size - 1) && resident;
+        }
         c.token = cta_.cp_groups().add_copy(thread);
         // The copy writes bytes an async-proxy read may still be reading (C17, C19).
         races.pending_reads(lane_site(lane), thread, to, size);

@@ -2,9 +2,13 @@
 // (scenarios/op_table.h). The switch has no default, so a family without a case here is a
 // compiler error (-Werror=switch). The families' handlers sit beside it on this floor.
 #include <map>
+#include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "model/core/sim_time.h"
+#include "model/ops/barrier_costs.h"
 #include "model/ops/cluster_warp_ops.h"
 #include "model/ops/copy_issuer.h"
 #include "model/ops/element_compute.h"
@@ -20,15 +24,6 @@
 namespace tmasim::model {
 
 namespace {
-
-// What the issuing warp spends on a barrier op of this CTA's own barrier.
-double local_barrier_cycles(OpKind kind, const TimingParams& tp) {
-    if (kind == OpKind::mbarrier_init) return tp.mbarrier_init_cycles;
-    if (kind == OpKind::mbarrier_arrive) return tp.mbarrier_arrive_cycles;
-    if (kind == OpKind::mbarrier_expect_tx) return tp.mbarrier_expect_tx_cycles;
-    if (kind == OpKind::mbarrier_arrive_expect_tx) return tp.mbarrier_arrive_expect_tx_cycles;
-    return tp.issue_cycles;  // mbarrier.inval
-}
 
 // Runs a case of exec in a frame of its own. exec's frame sits on the warp's coroutine stack
 // through every wait of every op (a warp blocks inside it), and at 132 CTAs the lines that
@@ -142,6 +137,8 @@ bool WarpProcess::exec(const Op& op) {
         case OpFamily::tensormap: TensorMapWarpOps(*this).exec(op, lanes); return true;
         case OpFamily::wgmma: WgmmaWarpOps(*this).exec(op, lanes); return true;
         case OpFamily::layout: LayoutWarpOps(*this).exec(op); return true;
+        case OpFamily::kernel_memory:  // only a kernel's PTX has these; the PTX front end runs them
+            throw std::logic_error(fmt::format("model: {} is a kernel instruction, not a program op", op.display()));
     }
     return false;
 }
@@ -169,14 +166,17 @@ void WarpProcess::op_barrier(const Op& op, const std::vector<int>& lanes) {
 }
 
 void WarpProcess::op_cp_arrive(const Op& op, const std::vector<int>& lanes) {
+    cp_arrive(op, lanes, barrier_index(op), op.noinc);
+}
+
+void WarpProcess::cp_arrive(const Op& op, const std::vector<int>& lanes, int b, bool noinc) {
     using A = CtaModule::BarrierAction;
-    const int b = barrier_index(op);
     for (int l : lanes) {
         const EventSite s = site(op, l);
         const int t = thread(l);
         // Default form: pending += 1 now, the arrive later (net 0). .noinc: the init count
         // must include this arrival (C20).
-        if (!op.noinc && !cta_.barrier_action(b, A::increment_pending, 1, t, op, s)) continue;
+        if (!noinc && !cta_.barrier_action(b, A::increment_pending, 1, t, op, s)) continue;
         cta_.async_writes().attach_barrier(t, b);
         cta_.cp_unit().submit_arrive(op, s, t, b);
     }

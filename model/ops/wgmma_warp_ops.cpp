@@ -127,23 +127,30 @@ std::optional<WgmmaWarpOps::UnfencedRead> WgmmaWarpOps::check_operand_read(const
                                                                          const std::vector<int>& lanes) {
     const SharedBuffer& buf = buffer_of(cta_, op, ref);
     const int64_t base = cta_.run().layout.offset_of(buf.name, 0);
-    const auto ranges = chunk_ranges(chunks);
-    SharedRaceCheck races(cta_, op, buf.name, base);
-    Cluster* cluster = cluster_of(cta_);
-    const int threads = cta_.tracker().num_threads();
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const auto& [first, last] : chunk_ranges(chunks)) ranges.push_back({base + first, base + last});
+    return check_read(cta_, op, w_, buf.name, base, ranges, lanes);
+}
+
+std::optional<WgmmaWarpOps::UnfencedRead> WgmmaWarpOps::check_read(CtaModule& cta, const Op& op, WarpProcess& w,
+                                                                 const std::string& buffer, int64_t base,
+                                                                 const std::vector<std::pair<int64_t, int64_t>>& ranges,
+                                                                 const std::vector<int>& lanes) {
+    SharedRaceCheck races(cta, op, buffer, base);
+    Cluster* cluster = cluster_of(cta);
+    const int threads = cta.tracker().num_threads();
     std::optional<UnfencedRead> out;
     for (int l : lanes) {
-        const int thread = w_.thread(l);
-        const EventSite site = w_.site(op, l);
+        const int thread = w.thread(l);
+        const EventSite site = w.site(op, l);
         for (const auto& [first, last] : ranges) {
             // wgmma reads the bytes a TMA load writes: the same completion rule as a generic
             // read (C17); and generic writes there need a proxy fence (B12, B14).
-            races.access(site, thread, base + first, last - first + 1, false);
-            if (cluster)
-                cluster->check_async_read(cta_, op, site, thread, buf.name, base, base + first, base + last);
-            const auto v = cta_.tracker().check_async_read(thread, base + first, last - first + 1);
+            races.access(site, thread, first, last - first + 1, false);
+            if (cluster) cluster->check_async_read(cta, op, site, thread, buffer, base, first, last);
+            const auto v = cta.tracker().check_async_read(thread, first, last - first + 1);
             if (!v) continue;
-            if (!out) out = UnfencedRead{buf.name, v->first_byte - base, v->last_byte - base, {}, {}};
+            if (!out) out = UnfencedRead{buffer, v->first_byte - base, v->last_byte - base, {}, {}};
             out->first = std::min(out->first, v->first_byte - base);
             out->last = std::max(out->last, v->last_byte - base);
             // A cp.async agent's writes are its thread's (ProxyTracker::cp_agent).
@@ -154,7 +161,7 @@ std::optional<WgmmaWarpOps::UnfencedRead> WgmmaWarpOps::check_operand_read(const
     return out;
 }
 
-void WgmmaWarpOps::report_unfenced(const Op& op, const std::vector<UnfencedRead>& reads) {
+void WgmmaWarpOps::report_unfenced(CtaModule& cta, const Op& op, WarpProcess& w, const std::vector<UnfencedRead>& reads) {
     if (reads.empty()) return;
     std::string what, first_threads;
     std::set<int> ops;
@@ -166,8 +173,8 @@ void WgmmaWarpOps::report_unfenced(const Op& op, const std::vector<UnfencedRead>
         ops.insert(r.ops.begin(), r.ops.end());
     }
     std::string wrote;
-    for (int id : ops) wrote += (wrote.empty() ? "" : "; ") + op_name(cta_.run().scenario, id);
-    cta_.hazard_once(op, w_.site(op, 0), "proxy.generic_to_async",
+    for (int id : ops) wrote += (wrote.empty() ? "" : "; ") + op_name(cta.run().scenario, id);
+    cta.hazard_once(op, w.site(op, 0), "proxy.generic_to_async",
                      fmt::format("{} reads {} through the async proxy, but generic stores ({}) wrote them with no "
                                  "fence.proxy.async on the causality path {}",
                                  op_title(op), what, wrote, HazardRules::cite("proxy.generic_to_async")),
@@ -198,7 +205,7 @@ double WgmmaWarpOps::mma(const Op& op, const std::vector<int>& lanes) {
         const int64_t base = ref == &op.a ? in.a_base : in.b_base;
         for (const auto& [first, last] : chunk_ranges(chunks)) operand_bytes.push_back({base + first, base + last});
     }
-    report_unfenced(op, unfenced);
+    report_unfenced(cta_, op, w_, unfenced);
 
     WgmmaMma m;
     m.op = op.id;

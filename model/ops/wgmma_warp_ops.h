@@ -35,6 +35,20 @@ public:
     // Runs `op` on the warp's executing `lanes` (the whole warp: wgmma needs warpgroups).
     void exec(const Op& op, const std::vector<int>& lanes);
 
+    // Generic writes an operand read finds unfenced: buffer bytes, writer threads, ops.
+    struct UnfencedRead {
+        std::string buffer;
+        int64_t first = 0, last = 0;
+        std::set<int> writers, ops;
+    };
+    // The async-proxy read of an mma's operand bytes `ranges` (CTA offsets, in shared buffer
+    // `buffer` at `base`) by every executing lane of warp `w`: race reports go out at once,
+    // unfenced writes come back (for report_unfenced, one report per mma). For both front ends.
+    static std::optional<UnfencedRead> check_read(CtaModule& cta, const Op& op, WarpProcess& w, const std::string& buffer,
+                                                  int64_t base, const std::vector<std::pair<int64_t, int64_t>>& ranges,
+                                                  const std::vector<int>& lanes);
+    static void report_unfenced(CtaModule& cta, const Op& op, WarpProcess& w, const std::vector<UnfencedRead>& reads);
+
 private:
     double mma(const Op& op, const std::vector<int>& lanes);
     void wait(const Op& op, const std::vector<int>& lanes);
@@ -43,17 +57,10 @@ private:
     double store_cycles(const std::vector<std::vector<BankModel::LaneAccess>>& per_register) const;
     void check_fence(const Op& op);
     void check_not_pending(const Op& op);
-    // Generic writes an operand read finds unfenced: buffer bytes, writer threads, ops.
-    struct UnfencedRead {
-        std::string buffer;
-        int64_t first = 0, last = 0;
-        std::set<int> writers, ops;
-    };
     // The async-proxy read of operand `ref` (chunks: its 16-byte offsets the slice reads)
     // by every executing thread: race reports go out at once, unfenced writes come back.
     std::optional<UnfencedRead> check_operand_read(const Op& op, const Ref& ref, const std::vector<int64_t>& chunks,
                                                    const std::vector<int>& lanes);
-    void report_unfenced(const Op& op, const std::vector<UnfencedRead>& reads);
     int group() const;
 
     WarpProcess& w_;

@@ -48,6 +48,7 @@ bool stays_in_cta(OpKind kind) {
         case OpFamily::cluster_barrier:
         case OpFamily::st_async:
         case OpFamily::tensormap:
+        case OpFamily::kernel_memory:
         case OpFamily::layout: return false;
     }
     return false;
@@ -57,6 +58,7 @@ bool stays_in_cta(OpKind kind) {
 
 std::optional<std::string> why_ctas_run_together(const Scenario& s) {
     if (s.launch.num_ctas() < 2) return "one CTA";
+    if (s.is_kernel()) return "a kernel: what its CTAs do depends on their registers, not on ops the model can read ahead";
     if (s.launch.cluster_size() > 1) return "clusters of more than one CTA";
     for (const TensorMap& m : s.tensormaps)
         if (m.location != MapLocation::param) return fmt::format("tensor map {} is read from global memory", m.name);

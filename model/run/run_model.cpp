@@ -8,6 +8,7 @@
 
 #include "model/core/arch_config.h"
 #include "model/run/simulation.h"
+#include "ptx/kernel_binding.h"
 #include "scenarios/work_estimate.h"
 
 // libsystemc.so's own main() refers to sc_main; tmasim has its own main (CLI, tests),
@@ -59,7 +60,7 @@ void require_runnable(const Scenario& s, const model::ArchConfig& arch) {
     if (s.arch == "sm_100" && arch.sm() != "sm_100")
         throw std::runtime_error(fmt::format("{}: scenario needs sm_100 (Blackwell); model arch {} is {}: use "
                                              "--arch b200", s.file, arch.name(), arch.sm()));
-    if (uses_wgmma(s) && arch.sm() != "sm_90")
+    if (uses_wgmma(s) && arch.sm() != "sm_90" && !s.is_kernel())
         throw std::runtime_error(fmt::format("{}: wgmma exists on sm_90a only (Blackwell has tcgen05 instead); "
                                              "model arch {} is {}: use --arch h100-sxm or h200",
                                              s.file, arch.name(), arch.sm()));
@@ -67,7 +68,15 @@ void require_runnable(const Scenario& s, const model::ArchConfig& arch) {
 
 }  // namespace
 
-RunResult run_model(const Scenario& scenario, const ModelOptions& options) {
+RunResult run_model(const Scenario& given, const ModelOptions& options) {
+    // A kernel scenario runs bound to its PTX (its ops are the kernel's instructions); one
+    // loaded without the binding is bound here.
+    Scenario bound;
+    if (given.is_kernel() && !given.kernel->bound()) {
+        bound = given;
+        ptx::bind_kernel(bound);
+    }
+    const Scenario& scenario = given.is_kernel() && !given.kernel->bound() ? bound : given;
     const std::string name = options.arch.empty() ? default_arch(scenario) : options.arch;
     const model::ArchConfig arch = model::ArchConfig::load_named(name, options.arch_dir);
     require_runnable(scenario, arch);

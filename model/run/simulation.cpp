@@ -6,6 +6,7 @@
 #include <systemc>
 
 #include "model/core/asan_stacks.h"
+#include "model/kernel/kernel_image.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
 #include "model/run/cta_schedule.h"
@@ -50,7 +51,10 @@ void make_current(sc_core::sc_simcontext* c) {
 
 Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel trace, L2AtLaunch l2,
                        TraceWordsAt trace_words, bool ctas_together)
-    : layout_(compute_shared_layout(s)), context_(s, arch, layout_, trace) {
+    : kernel_(s.is_kernel() ? kernel::KernelImage::make(s) : nullptr),
+      layout_(kernel_ ? kernel_->shared_layout() : compute_shared_layout(s)),
+      context_(s, arch, layout_, trace) {
+    context_.kernel = kernel_.get();
     context_.abort_run = [this] { abort_run(); };
     context_.trace_words_in_shared = trace_words == TraceWordsAt::automatic ? !context_.uses_cp_async
                                                                              : trace_words == TraceWordsAt::shared;

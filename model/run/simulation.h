@@ -19,6 +19,9 @@ namespace tmasim::model {
 
 class CtaModule;
 class ClusterFabric;
+namespace kernel {
+struct KernelImage;
+}
 
 class Simulation {
 public:
@@ -53,6 +56,9 @@ private:
     void simulate_each_cta();  // CTA after CTA, each in its context, until nothing can progress
     void unwind_threads();
 
+    // A kernel scenario's kernel, parsed and decoded before anything else: its shared memory
+    // sizes the CTAs'.
+    std::unique_ptr<kernel::KernelImage> kernel_;
     SharedLayout layout_;
     RunContext context_;
     // CTAs simulated apart: the SystemC context of each, by CTA index (CTA 0's is the one the

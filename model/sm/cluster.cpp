@@ -25,7 +25,8 @@ Cluster::Cluster(RunContext& run, int index, std::vector<CtaModule*> ctas)
       first_cta_(ctas.at(0)->index()),
       block_(run.scenario.launch.block),
       ctas_(std::move(ctas)),
-      agents_{size(), block_, ctas_.at(0)->barriers().size()},
+      // A kernel's barriers are met as it runs: the clocks keep a slot for each it may use.
+      agents_{size(), block_, run.kernel ? RunContext::kKernelBarrierSlots : ctas_.at(0)->barriers().size()},
       clock_(agents_.total()),
       barrier_(size() * block_),
       races_(ClusterAgents{size() > 1 ? size() : 0, block_, agents_.barriers},

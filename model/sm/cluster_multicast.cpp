@@ -44,11 +44,10 @@ void register_delivery(Cluster& cluster, CtaModule& dest, TmaRequest& d, int bar
 
 }  // namespace
 
-void ClusterMulticast::issue(CtaModule& issuer, const Op& op, const Expr::IntEnv& env, TmaRequest r,
-                             const std::string& buffer, int64_t base) {
+void ClusterMulticast::issue(CtaModule& issuer, const Op& op, TmaRequest r, const std::string& buffer, int64_t base,
+                             int64_t mask, int barrier) {
     Cluster* cluster = cluster_of(issuer);
     if (!cluster) throw std::logic_error("model: a multicast load in a run built without a cluster fabric");
-    const int64_t mask = op.multicast.eval_int(env);
     const ClusterMask m = decode_cta_mask(mask, cluster->size());
     if (!m.outside.empty())
         issuer.hazard_once(op, r.site, "multicast.mask_outside_cluster",
@@ -58,9 +57,6 @@ void ClusterMulticast::issue(CtaModule& issuer, const Op& op, const Expr::IntEnv
                                                             op_title(op), mask, list(m.outside), cluster->size(),
                                                             cluster->size() == 1 ? "" : "s", cluster->size() - 1)),
                            {{"mask", std::to_string(mask)}, {"outside_bits", list(m.outside)}});
-    const bool indexed = !op.barrier.index.empty();
-    const int barrier =
-        issuer.barriers().index_of(op.barrier.name, indexed ? op.barrier.index.eval_int(env) : 0, indexed);
     const int64_t latency = m.ranks.empty() ? 0 : fetch_latency(issuer, r);
     for (int rank : m.ranks) {
         if (!cluster->enter_peer(issuer, op, r.site, r.thread, rank)) continue;

@@ -23,8 +23,9 @@ class ClusterMulticast {
 public:
     // `r` is the load CopyIssuer built and checked for `issuer`'s thread r.thread, into
     // `buffer` (its display name) at CTA offset `base`, for messages.
-    static void issue(CtaModule& issuer, const Op& op, const Expr::IntEnv& env, TmaRequest r,
-                      const std::string& buffer, int64_t base);
+    // `mask`: the ctaMask; `barrier`: the barrier's index (the same in every CTA of the cluster).
+    static void issue(CtaModule& issuer, const Op& op, TmaRequest r, const std::string& buffer, int64_t base,
+                      int64_t mask, int barrier);
 };
 
 }  // namespace tmasim::model

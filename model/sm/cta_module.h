@@ -97,6 +97,9 @@ public:
     const NamedBarriers& named_barriers() const { return named_; }
     sc_core::sc_event& named_barrier_event() { return named_changed_; }
     void warp_exited(int warp);
+    // A kernel's barrier that some thread waited on: from then on A9 (every phase observed
+    // before the next arrive) applies to it, as to a program's barriers some op waits on.
+    void note_waited(const std::string& decl) { waited_barriers_.insert(decl); }
     // True the first time this CTA uses tensor map `name` (its descriptor is fetched then).
     bool first_use_of_map(const std::string& name) { return used_maps_.insert(name).second; }
 

@@ -24,6 +24,9 @@
 namespace tmasim::model {
 
 class ClusterFabric;
+namespace kernel {
+struct KernelImage;
+}
 
 struct RunContext {
     RunContext(const Scenario& s, const ArchConfig& a, const SharedLayout& l, TraceLevel t)
@@ -71,6 +74,11 @@ struct RunContext {
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
     ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)
+    // A kernel scenario's kernel, parsed and decoded (owned by Simulation); null for a program.
+    kernel::KernelImage* kernel = nullptr;
+    // A kernel's mbarriers are words of shared memory the model meets as they are used; every
+    // CTA's proxy tracker keeps clock slots for this many (more is refused, with a message).
+    static constexpr int kKernelBarrierSlots = 128;
     // Each layout op's view (its tile's layout, offsets, vector plan), keyed by (op id,
     // convert_layout's destination side): built once per run, not per warp and iteration.
     std::map<std::pair<int, bool>, LayoutOpView> layout_views;

@@ -23,7 +23,8 @@ void WarpProcess::run() {
     CoroutineStackScope stack(kStackBytes);
     try {
         spend(cta_.run().timing.kernel_prologue_cycles + prologue_trace_cycles());
-        exec_ops(cta_.run().scenario.program);
+        if (cta_.run().kernel) run_kernel();
+        else exec_ops(cta_.run().scenario.program);
     } catch (const RunAborted&) {
         return;  // torn down after a hang or a fault: not "finished"
     } catch (const std::exception& e) {
@@ -36,6 +37,18 @@ void WarpProcess::run() {
     blocked_ = {};
     cta_.run().last_warp_exit = std::max(cta_.run().last_warp_exit, now_cycles());
     cta_.warp_exited(warp_);
+}
+
+void WarpProcess::kernel_report(Outcome outcome, const std::string& rule, const std::string& message) {
+    Diagnostic d;
+    d.outcome = outcome;
+    d.rule = rule;
+    d.op = current_ ? current_->id : -1;
+    d.iters = iters_;
+    d.cta = cta_.index();
+    d.message = message;
+    cta_.run().log.report(std::move(d), site(current_ ? *current_ : Op{}, 0), now_cycles());
+    if (outcome != Outcome::hazard && cta_.run().abort_run) cta_.run().abort_run();
 }
 
 // A traced kernel that keeps its clock words in global memory (model/core/trace_words_at.h)
@@ -180,12 +193,14 @@ int WarpProcess::barrier_index(const Op& op) const {
 }
 
 void WarpProcess::op_wait(const Op& op, const std::vector<int>& lanes) {
-    const std::vector<int>& ev = lanes_of(op).events;  // exec's lanes are lanes_of(op).lanes
+    wait_phase(op, lanes, lanes_of(op).events, barrier_index(op), eval(op.parity, 0));
+}
+
+void WarpProcess::wait_phase(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int b,
+                             int64_t parity) {
     emit(op, ev, EventKind::wait_begin);
     const int64_t began = now_cycles();
-    const int b = barrier_index(op);
     BarrierSlot& slot = cta_.barriers().at(b);
-    const int64_t parity = eval(op.parity, 0);
     bool waited = false;
     if (!slot.state.live()) {
         report_uninit_wait(op, ev.front(), slot);
@@ -240,15 +255,17 @@ void WarpProcess::op_sync(const Op& op, bool wait_events) {
 // bar.sync / bar.arrive id, count: the warp adds 32 arrivals; bar.sync then waits for the
 // phase to complete (a count never reached hangs: sync.deadlock).
 void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) {
-    const std::vector<int> ev = event_lanes(op, lanes);
-    const bool waits = op.kind == OpKind::bar_sync;
-    if (waits) emit(op, ev, EventKind::wait_begin);
     Expr::IntEnv we = env_;  // id and count are the warp's: evaluated at its first executing lane
     we["warp"] = warp_;
     we["lane"] = lanes.front();
     we["tid"] = thread(lanes.front());
-    const int id = static_cast<int>(op.barrier_id.eval_int(we));
-    const int64_t count = op.count.eval_int(we);
+    named_barrier(op, lanes, event_lanes(op, lanes), static_cast<int>(op.barrier_id.eval_int(we)), op.count.eval_int(we));
+}
+
+void WarpProcess::named_barrier(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int id,
+                                int64_t count) {
+    const bool waits = op.kind == OpKind::bar_sync;
+    if (waits) emit(op, ev, EventKind::wait_begin);
     std::vector<int> threads;
     for (int l : lanes) threads.push_back(thread(l));
     int64_t expected = 0;
@@ -272,9 +289,11 @@ void WarpProcess::op_named_barrier(const Op& op, const std::vector<int>& lanes) 
 }
 
 void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
-    const std::vector<int> ev = event_lanes(op, lanes);
+    bulk_wait(op, lanes, event_lanes(op, lanes), eval(op.n, 0));
+}
+
+void WarpProcess::bulk_wait(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int64_t n) {
     emit(op, ev, EventKind::wait_begin);
-    const int64_t n = eval(op.n, 0);
     const bool read_only = op.kind == OpKind::bulk_wait_group_read;
     bool waited = false;
     block_until(cta_.engine().progress(), [&] {
@@ -297,11 +316,13 @@ void WarpProcess::op_bulk_wait(const Op& op, const std::vector<int>& lanes) {
 }
 
 void WarpProcess::op_cp_wait(const Op& op, const std::vector<int>& lanes) {
-    const std::vector<int> ev = event_lanes(op, lanes);
+    cp_wait(op, lanes, event_lanes(op, lanes), op.kind == OpKind::cp_async_wait_all ? 0 : eval(op.n, 0));
+}
+
+void WarpProcess::cp_wait(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int64_t n) {
     emit(op, ev, EventKind::wait_begin);
     // cp.async.wait_all is cp.async.commit_group followed by cp.async.wait_group 0.
     const bool all = op.kind == OpKind::cp_async_wait_all;
-    const int64_t n = all ? 0 : eval(op.n, 0);
     if (all)
         for (int l : lanes) cta_.cp_groups().commit(thread(l));
     bool waited = false;

@@ -53,6 +53,14 @@ public:
     WarpProcess(CtaModule& cta, int warp);
 
     void run();  // body of the warp's SC_THREAD
+    // A kernel scenario's warp runs the kernel's PTX instead of the program (defined on the
+    // kernel floor, model/kernel/kernel_warp.cpp, as exec is on the ops floor).
+    void run_kernel();
+    // The op a fault of this warp names (a kernel's warp sets it at each unit instruction).
+    void set_current(const Op* op) { current_ = op; }
+    // A kernel's fault or hang that no op names (a trap, the watchdog): reported with `rule`
+    // and a message that says where; a fault ends the run.
+    void kernel_report(Outcome outcome, const std::string& rule, const std::string& message);
     // About how many trace events this warp will log (model/sm/event_estimate.cpp), so the
     // run's event log can be sized once; 0 when it cannot tell.
     int64_t expected_events();
@@ -97,6 +105,25 @@ public:
     // record no wait events of their own, as the device records the op as one).
     double sync_release_cycles(const Op& op) const;  // the barrier once released, plus a traced kernel's hold
     void op_sync(const Op& op, bool wait_events = true);
+    // The waits and barriers with their operands resolved (by an op's expressions, or a kernel's
+    // registers): the mbarrier wait on phase parity `parity` of barrier `b`; bar.sync/bar.arrive
+    // of named barrier `id` with `count` threads; bulk and cp.async group waits leaving at most
+    // `n` groups pending; cp.async.mbarrier.arrive on barrier `b`. `ev`: the lanes that log.
+    void wait_phase(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int b, int64_t parity);
+    void named_barrier(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int id, int64_t count);
+    void bulk_wait(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int64_t n);
+    void cp_wait(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev, int64_t n);
+    void cp_arrive(const Op& op, const std::vector<int>& lanes, int b, bool noinc);
+    // The pieces of a wait a kernel's try_wait runs one by one (it tests first, and blocks only
+    // when its own loop would spin): the uninit report, the parity check, the acquire.
+    void report_uninit_wait(const Op& op, int lane, const BarrierSlot& slot);
+    void check_parity_alias(const Op& op, const std::vector<int>& lanes, int barrier, int64_t parity);
+    void observe_and_acquire(BarrierSlot& slot, int barrier, int64_t parity, const std::vector<int>& lanes);
+    // A kernel's op instance: its events' loop indices are the warp's count of that op (`n`).
+    void set_instance(int64_t n) {
+        iters_.resize(1);
+        iters_[0] = n;
+    }
     // The warp's registers of each register tile (`tiles:`), as the tile's row-major bytes;
     // only the elements the warp's layout owns are meaningful.
     std::vector<uint8_t>& tile_registers(const std::string& name) { return tiles_[name]; }
@@ -114,14 +141,11 @@ private:
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);
-    void report_uninit_wait(const Op& op, int lane, const BarrierSlot& slot);
     void acquire_in_cluster(Cluster& cluster, int barrier, int64_t phase, const std::vector<int>& lanes);
-    void observe_and_acquire(BarrierSlot& slot, int barrier, int64_t parity, const std::vector<int>& lanes);
     void op_named_barrier(const Op& op, const std::vector<int>& lanes);
     void op_bulk_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_wait(const Op& op, const std::vector<int>& lanes);
     void op_cp_arrive(const Op& op, const std::vector<int>& lanes);
-    void check_parity_alias(const Op& op, const std::vector<int>& lanes, int barrier, int64_t parity);
     // Runs a per-thread op (ThreadAccess); returns its cycles and fills the events' detail.
     double per_thread_op(const Op& op, const std::vector<int>& lanes, const std::vector<int>& ev,
                          std::map<std::string, std::string>& detail);

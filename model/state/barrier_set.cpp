@@ -118,6 +118,22 @@ int BarrierSet::index_of(const std::string& name, int64_t index, bool indexed) c
     return d.first + static_cast<int>(index);
 }
 
+BarrierSlot& BarrierSet::kernel_slot(int index, int64_t offset, const std::string& name, int threads) {
+    while (static_cast<int>(slots_.size()) <= index) {
+        auto slot = std::make_unique<BarrierSlot>();
+        slot->observed_by.reset(threads);
+        slot->smem_offset = -1;
+        slots_.push_back(std::move(slot));
+    }
+    BarrierSlot& s = *slots_.at(static_cast<size_t>(index));
+    if (s.smem_offset < 0) {
+        s.smem_offset = offset;
+        s.name = name;
+        s.decl = name;
+    }
+    return s;
+}
+
 void BarrierSet::notify_all() {
     for (auto& s : slots_) s->changed.notify(sc_core::SC_ZERO_TIME);
 }

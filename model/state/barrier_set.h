@@ -79,6 +79,11 @@ public:
 
     // Index of name[index] (index ignored for a plain barrier); throws std::out_of_range.
     int index_of(const std::string& name, int64_t index, bool indexed) const;
+    // A kernel's barriers are 8-byte words of shared memory, found by their offset: slot
+    // `index` (the run gives every offset one index, the same in every CTA, so a peer's
+    // barrier at an offset is the slot of that index there) is made on first use, named `name`.
+    // The slots below it that no barrier took yet are made too, unused.
+    BarrierSlot& kernel_slot(int index, int64_t offset, const std::string& name, int threads);
     BarrierSlot& at(int i) { return *slots_.at(i); }
     const BarrierSlot& at(int i) const { return *slots_.at(i); }
     int size() const { return static_cast<int>(slots_.size()); }

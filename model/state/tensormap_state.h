@@ -70,6 +70,9 @@ public:
     // A snapshot: a request keeps the fields it was issued with.
     std::shared_ptr<const MapFields> fields() const { return global_; }
     const MapWrite& latest() const { return latest_; }
+    // A write a kernel made of the map's 128 bytes (its own bytes hold the fields: this keeps
+    // only who wrote them and whether that was released, for B15).
+    void record_write(MapWrite w) { new_write(std::move(w)); }
 
     // The staged copy in CTA `e.cta`'s shared memory.
     void stage(const ThreadEvent& e);

@@ -15,6 +15,9 @@ namespace tmasim::model {
 struct MapFields {
     std::string map;                      // the scenario's map name, for messages
     std::string tensor;                   // the GlobalTensor global_address points at
+    // Bytes from the tensor's first byte to global_address: 0 for a map the host encoded over a
+    // tensor; a kernel's own map (tensormap.replace of global_address) may start inside one.
+    int64_t base_offset = 0;
     DType type = DType::f32;
     std::vector<int64_t> global_dims;     // per dimension; the innermost one of an interleaved map counts units
     std::vector<int64_t> global_strides;  // bytes between indices of dims 0..rank-2 (the innermost is dense)
