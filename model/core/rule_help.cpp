@@ -159,6 +159,18 @@ const std::vector<RuleHelp>& RuleHelpTable::all() {
          "The model met a value it cannot execute, such as an index outside its buffer.",
          "Check the expressions of the op the message names: indices, ranges and element counts.",
          ""},
+        {"kernel.trap",
+         "The kernel executed PTX `trap` (a device-side assert, __trap(), or a check the compiler inserted): "
+         "on the GPU the grid stops and the launch returns CUDA_ERROR_LAUNCH_FAILED.",
+         "Read the instruction and source line the message names: the condition that led to the trap is the "
+         "kernel's, not the model's.",
+         ""},
+        {"kernel.watchdog",
+         "A kernel still running after the model's watchdog spins on something no unit will change: a flag "
+         "in memory nobody writes, a barrier nobody arrives on outside the try_wait spin rule.",
+         "Look at where each warp waits (the message names the instruction and line) and at who should "
+         "release it.",
+         ""},
         {"sync.deadlock",
          "A CTA-wide barrier waits for every live thread; a thread that never reaches it (another branch, an "
          "earlier hang) holds everyone.",

@@ -4,6 +4,7 @@
 // the kernels fix at compile time are repeated here, with the line of the .cu they mirror).
 #include "kernel_references.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -315,4 +316,13 @@ std::map<std::string, int> kernel_reference_ulp_bounds(const Scenario& s) {
     // from it. 128 leaves room for another GPU's rounding.
     if (s.name == "kernel_gemm_ws_tma_wgmma") return {{"C", 128}};
     return {};
+}
+
+int64_t f32_ulp_distance(float a, float b) {
+    int32_t ia, ib;
+    std::memcpy(&ia, &a, 4);
+    std::memcpy(&ib, &b, 4);
+    if (ia < 0) ia = INT32_MIN - ia;
+    if (ib < 0) ib = INT32_MIN - ib;
+    return std::llabs(static_cast<int64_t>(ia) - ib);
 }

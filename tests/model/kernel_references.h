@@ -15,3 +15,6 @@ std::map<std::string, std::vector<uint8_t>> kernel_reference(const tmasim::Scena
 // For outputs that are not bit-exact across accumulation orders (wgmma): the bound in ulps the
 // test allows per element, by tensor name (absent: 0, byte-exact).
 std::map<std::string, int> kernel_reference_ulp_bounds(const tmasim::Scenario& s);
+// Distance in units in the last place between two f32 values, as ordered integers (so -0 and +0
+// are 0 apart and values of opposite sign count across zero).
+int64_t f32_ulp_distance(float a, float b);

@@ -29,26 +29,10 @@ std::vector<fs::path> kernel_scenarios() {
     return out;
 }
 
-Scenario bound(const fs::path& p) {
-    Scenario s = load_scenario_file(p.string());
-    ptx::bind_kernel(s);
-    return s;
-}
-
 const MemoryImage* image(const RunResult& r, const std::string& name) {
     for (const MemoryImage& m : r.memory)
         if (m.space == "global" && m.name == name) return &m;
     return nullptr;
-}
-
-// Distance in units in the last place between two f32 values (as ordered integers).
-int64_t ulps(float a, float b) {
-    int32_t ia, ib;
-    std::memcpy(&ia, &a, 4);
-    std::memcpy(&ib, &b, 4);
-    if (ia < 0) ia = INT32_MIN - ia;
-    if (ib < 0) ib = INT32_MIN - ib;
-    return std::llabs(static_cast<int64_t>(ia) - ib);
 }
 
 bool is_twin(const Scenario& s) { return s.expect.outcome != Outcome::ok; }
@@ -113,7 +97,7 @@ TEST_CASE("kernel catalog: every kernel meets its expect, and correct kernels eq
                 float got, want;
                 std::memcpy(&got, m->bytes.data() + i, 4);
                 std::memcpy(&want, bytes.data() + i, 4);
-                worst = std::max(worst, ulps(got, want));
+                worst = std::max(worst, f32_ulp_distance(got, want));
             }
             WARN(p.filename().string() << ": " << name << " within " << worst << " ulps of the reference (bound "
                                        << bound->second << ")");

@@ -220,7 +220,7 @@ TEST_CASE("integer and float immediates keep their bits") {
     }
 }
 
-TEST_CASE("the special registers are known by name; anything else with % must be declared") {
+TEST_CASE("the special registers are known by name, and any other % name must be declared") {
     const char* specials[] = {"%tid.x", "%ntid.y", "%ctaid.z", "%nctaid.x", "%laneid", "%warpid", "%nwarpid", "%smid",
                               "%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%cluster_ctarank",
                               "%cluster_nctarank", "%clusterid.x", "%nclusterid.x", "%cluster_ctaid.x", "%cluster_nctaid.x",
@@ -240,7 +240,7 @@ TEST_CASE("the special registers are known by name; anything else with % must be
     CHECK_THAT(test::error_of(test::kernel(std::string(kRegs) + "mov.u32 %r38, 1;\n")), Catch::StartsWith("11:9: '%r38'"));
 }
 
-TEST_CASE("text spans cover the instruction with its guard and ';'") {
+TEST_CASE("text spans cover the instruction with its guard and its semicolon") {
     Module m = with_regs("\t@%p1 bra \t$L__BB0_2;\n$L__BB0_2:\n  mov.u32 %r1,\n    %r2 ;  // done\n"
                          "{ add.s32 %r1, %r1, 1; }\n");
     const auto& ins = m.functions.at(0).instructions;
