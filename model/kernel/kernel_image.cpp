@@ -25,6 +25,21 @@ std::unique_ptr<KernelImage> KernelImage::make(const Scenario& s) {
     return img;
 }
 
+const TensorMap* KernelImage::map_standing_for(const MapFields& f) {
+    for (const TensorMap& m : standing_maps)
+        if (m.name == f.map) return &m;
+    TensorMap m;
+    m.name = f.map;
+    m.tensor = f.tensor;
+    m.box = f.box;
+    m.element_strides = f.element_strides;
+    m.swizzle = f.swizzle;
+    m.oob_fill = f.oob_fill;
+    m.interleave = f.interleave;
+    standing_maps.push_back(std::move(m));
+    return &standing_maps.back();
+}
+
 SharedLayout KernelImage::shared_layout() const {
     SharedLayout l;
     l.total_bytes = layout.shared_bytes;

@@ -2,6 +2,7 @@
 // What every CTA of a kernel scenario's run shares: the kernel parsed, laid out in memory and
 // decoded (made once, before the run starts), and the module's own `.global` variables, which
 // any CTA may write.
+#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -26,6 +27,15 @@ struct KernelImage {
     // Tensor maps a kernel keeps in global memory, by device address: who wrote each and
     // whether that was released and acquired (B15; their fields are their bytes).
     std::map<uint64_t, std::unique_ptr<GlobalTensorMap>> device_maps;
+
+    // A declared map with `f`'s fields, for the copies that read a map declaration (gather4's
+    // Gather4Copy): made once per distinct map and kept for the run (requests point at it).
+    const TensorMap* map_standing_for(const MapFields& f);
+    std::deque<TensorMap> standing_maps;
+    // PTX instructions the run's warps executed, one per warp per instruction reached (a
+    // predicated-off one too): the model's speed is counted in these (bench/kernel_model_perf.sh).
+    uint64_t warp_instructions = 0;
+    uint64_t thread_instructions = 0;  // the same, counted per lane whose guard holds (GPGPU-Sim's count)
 
     // Parses the scenario's bound kernel, lays it out and decodes it. Throws ScenarioError for
     // what the model cannot run (an unsupported instruction, with its PTX and source line).

@@ -21,6 +21,13 @@ void WarpProcess::run_kernel() {
     k.run();
 }
 
+namespace kernel {
+KernelWarp::~KernelWarp() {
+    img_.warp_instructions += executed_;
+    img_.thread_instructions += executed_threads_;
+}
+}  // namespace kernel
+
 }  // namespace tmasim::model
 
 namespace tmasim::model::kernel {
@@ -175,6 +182,8 @@ void KernelWarp::loop() {
         WarpStack::Entry& top = stack_.top();
         const DInst& d = prog_.code[static_cast<size_t>(top.pc)];
         const uint32_t exec = guard_mask(d, top.mask);
+        ++executed_;
+        executed_threads_ += static_cast<uint64_t>(__builtin_popcount(exec));
         pending_ += 1;  // the issue cycle of an instruction that reaches no unit (per-instruction timing: issue 37)
         if (++since_flush_ >= kInstructionsPerSlice) {
             flush();
@@ -217,7 +226,8 @@ void KernelWarp::loop() {
             case Opc::shfl: case Opc::vote: case Opc::match: case Opc::redux: case Opc::elect: case Opc::activemask:
                 run_collective(d, regs_.data(), exec);
                 break;
-            case Opc::bar_warp: case Opc::nop: case Opc::setmaxnreg: break;
+            case Opc::bar_warp: warp_sync(d, exec); break;
+            case Opc::nop: case Opc::setmaxnreg: break;
             case Opc::nanosleep:
                 // The thread sleeps up to the given time; the model takes the whole of it.
                 if (exec) pending_ += static_cast<double>(reg(d.src[0], __builtin_ctz(exec)) & 0xffffffffu) *
@@ -350,6 +360,18 @@ void KernelWarp::private_access(const DInst& d, uint32_t exec) {
             }
         }
     }
+}
+
+void KernelWarp::warp_sync(const DInst& d, uint32_t exec) {
+    // bar.warp.sync orders memory among the lanes it names (PTX 9.7.13.2): their accesses before
+    // it happen before their accesses after it, as a CTA barrier does for its threads
+    // (semantics.md C22); __syncwarp between lanes' reads and one lane's fence and TMA load.
+    if (exec == 0) return;
+    const uint32_t members = exec & static_cast<uint32_t>(reg(d.src[0], __builtin_ctz(exec)));
+    if (__builtin_popcount(members) < 2) return;
+    std::vector<int> threads;
+    for (int l : lanes(members)) threads.push_back(w_.warp() * 32 + l);
+    w_.cta().tracker().cta_sync(threads);
 }
 
 void KernelWarp::run_unit(const DInst& d, uint32_t exec) {

@@ -28,6 +28,9 @@ namespace tmasim::model::kernel {
 class KernelWarp {
 public:
     KernelWarp(WarpProcess& w, KernelImage& image);
+    ~KernelWarp();  // adds its instructions to the image's count, also when the run aborts
+    KernelWarp(const KernelWarp&) = delete;
+    KernelWarp& operator=(const KernelWarp&) = delete;
     void run();
 
     // --- for the unit handlers ---
@@ -89,6 +92,7 @@ private:
     void private_access(const DInst& d, uint32_t exec);
     void read_clock(const DInst& d, uint32_t exec);
     void run_unit(const DInst& d, uint32_t exec);
+    void warp_sync(const DInst& d, uint32_t exec);
     [[noreturn]] void fault_here(const DInst& d, const std::string& message);
     uint32_t guard_mask(const DInst& d, uint32_t mask) const;
 
@@ -105,6 +109,7 @@ private:
     uint32_t exited_ = 0;
     double pending_ = 0;
     uint64_t since_flush_ = 0;
+    uint64_t executed_ = 0, executed_threads_ = 0;
     std::vector<int64_t> instances_;  // per op id: this warp's instances so far
     uint64_t visible_actions_ = 0;
     FailedPoll failed_poll_;

@@ -1,5 +1,6 @@
 #include "model/kernel/tensormap_bytes.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -88,7 +89,7 @@ std::optional<MapFields> decode_tensormap(const uint8_t* b, uint64_t& address, s
     uint32_t magic;
     std::memcpy(&magic, b, 4);
     if (magic != kMagic) {
-        why = "its 128 bytes are not a tensor map (not one encoded by the host, or copied from one)";
+        why = "its 128 bytes are not a tensor map (not one encoded by the host or copied from one, nor built by tensormap.replace from zeroed bytes)";
         return std::nullopt;
     }
     MapFields f;
@@ -116,6 +117,12 @@ std::optional<MapFields> decode_tensormap(const uint8_t* b, uint64_t& address, s
 }
 
 bool replace_tensormap_field(uint8_t* b, const std::string& field, int64_t dim, uint64_t value, std::string& why) {
+    // A map built on the device from zeroed bytes (Triton's device-side descriptors: every field
+    // set by a replace, rank before the dimensions) becomes the model's map at its first replace;
+    // bytes neither zero nor a map stay refused when the TMA reads them.
+    uint32_t magic;
+    std::memcpy(&magic, b, 4);
+    if (magic != kMagic && std::all_of(b, b + 128, [](uint8_t v) { return v == 0; })) std::memcpy(b, &kMagic, 4);
     const int rank = b[kRank];
     // The instruction's ordinal counts from the innermost dimension; the encoding is outermost first.
     auto outer = [&](int dims) -> int {

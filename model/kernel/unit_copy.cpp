@@ -43,12 +43,48 @@ int64_t shared_operand(UnitCall& c, size_t i, int lane, int64_t bytes, int nth) 
     return p.offset;
 }
 
+// tile::gather4 / tile::scatter4 (sm_100a): four rows of a 2-D map at one column, the map's
+// fields standing in for a declared map (Gather4Copy reads a map's box, swizzle and fill).
+void rows_copy(UnitCall& c) {
+    CtaModule& cta = c.kw.cta();
+    const bool gather = c.op.kind == OpKind::tma_gather4;
+    c.emit(EventKind::issue);
+    double cost = CopyIssuer::issue_cycles(c.op.kind, cta.run().timing);
+    for (int l : c.lanes) {
+        // gather4 [dst], [map, {col, r0, r1, r2, r3}], [mbar]; scatter4 [map, {col, r0..r3}], [src]
+        const size_t map_i = gather ? 1 : 0;
+        const UnitOperand& m = c.operand(map_i);
+        std::string key;
+        const auto fields = c.map_at(l, c.address(map_i, l), key);
+        if (fields->rank() != 2 || m.elems.size() != 5)
+            throw std::out_of_range(fmt::format("`{}` needs a 2-D map and 5 coordinates (a column, four rows)", c.ins().opcode));
+        TmaRequest r;
+        r.kind = gather ? TmaRequest::Kind::gather4 : TmaRequest::Kind::scatter4;
+        r.map = c.kw.image().map_standing_for(*fields);
+        r.fields = fields;
+        r.tensor = fields->tensor;
+        r.col = static_cast<int32_t>(c.kw.reg(m.elems[0], l));
+        for (size_t i = 1; i < 5; ++i) r.rows.push_back(static_cast<int32_t>(c.kw.reg(m.elems[i], l)));
+        r.bytes = 4 * fields->box[1] * fields->element_bytes();
+        const int64_t smem = shared_operand(c, gather ? 0 : 1, l, r.bytes, gather ? 0 : 1);
+        r.smem_offset = smem;
+        if (gather) r.barrier = barrier_at(c.kw.image(), cta, c.place(c.address(2, l), l, 8, 0).offset);
+        const auto [buffer, base] = c.buffer_at(smem);
+        CopyIssuer(cta, c.op, buffer, base).issue_resolved(std::move(r), c.site(l), c.thread(l), std::nullopt);
+        if (cta.first_use_of_map(key)) cost += cta.run().timing.tensormap_fetch_cycles;
+    }
+    c.kw.note_visible_action();
+    c.spend(cost);
+    c.emit(EventKind::complete);
+}
+
 }  // namespace
 
 void unit_bulk_copy(UnitCall& c) {
     const ptx::Instruction& ins = c.ins();
-    if (ins.has("im2col") || ins.has("im2col_no_offs") || ins.has("tile::gather4") || ins.has("tile::scatter4"))
-        throw std::out_of_range(fmt::format("`{}`: im2col and gather4/scatter4 modes of kernels are not modelled yet", ins.opcode));
+    if (ins.has("im2col") || ins.has("im2col_no_offs"))
+        throw std::out_of_range(fmt::format("`{}`: the im2col mode of kernels is not modelled yet", ins.opcode));
+    if (c.op.kind == OpKind::tma_gather4 || c.op.kind == OpKind::tma_scatter4) return rows_copy(c);
     CtaModule& cta = c.kw.cta();
     const TimingParams& tp = cta.run().timing;
     const OpKind k = c.op.kind;

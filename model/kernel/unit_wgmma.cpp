@@ -8,7 +8,6 @@
 // latency), and wait_group waits for it.
 #include <cstring>
 #include <deque>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -40,14 +39,38 @@ float element(const uint8_t* smem, int64_t addr, Ty t) {
     return ty_to_float(bits, t);
 }
 
-// The 16-byte pieces of shared memory an operand's elements lie in, merged into ranges.
-std::vector<std::pair<int64_t, int64_t>> byte_ranges(std::set<int64_t> chunks) {
+// The 16-byte pieces of shared memory an operand's elements lie in (a bit per piece: an
+// m64n256 B operand has 4096 elements, and a std::set of them cost more than the mma's math),
+// merged into byte ranges, ascending.
+std::vector<std::pair<int64_t, int64_t>> byte_ranges(const std::vector<uint64_t>& chunk_bits) {
     std::vector<std::pair<int64_t, int64_t>> out;
-    for (int64_t c : chunks) {
-        if (!out.empty() && out.back().second + 1 == c) out.back().second = c + 15;
-        else out.push_back({c, c + 15});
-    }
+    for (size_t w = 0; w < chunk_bits.size(); ++w)
+        for (uint64_t bits = chunk_bits[w]; bits; bits &= bits - 1) {
+            const int64_t c = (static_cast<int64_t>(w) * 64 + __builtin_ctzll(bits)) * 16;
+            if (!out.empty() && out.back().second + 1 == c) out.back().second = c + 15;
+            else out.push_back({c, c + 15});
+        }
     return out;
+}
+
+// acc[r][n] += a[r][k] * b[k][n] for the warp's 16 rows, k in order: every element sees its
+// products one at a time, each rounded, then added (the model's order, no fused multiply-add),
+// and the loop over n has no dependence, so the compiler may vectorize it without changing a bit.
+void accumulate_rows(float* __restrict acc, const float* __restrict a, const float* __restrict b, int n, int k) {
+    for (int r = 0; r < 16; ++r) {
+        float* row = acc + static_cast<ptrdiff_t>(r) * n;
+        for (int kk = 0; kk < k; ++kk) {
+            const float av = a[r * k + kk];
+            const float* bk = b + static_cast<ptrdiff_t>(kk) * n;
+            // N is a multiple of 8 (parse_wgmma_shape): blocks of 8 with a fixed trip count are
+            // what -O2's cheap vectorizer takes.
+            for (int j = 0; j < n; j += 8)
+                for (int t = 0; t < 8; ++t) {
+                    const float prod = av * bk[j + t];
+                    row[j + t] = row[j + t] + prod;
+                }
+        }
+    }
 }
 
 }  // namespace
@@ -136,13 +159,14 @@ void unit_wgmma(UnitCall& c) {
     const uint8_t* smem = cta.smem().data();
     const int64_t smem_size = c.kw.layout().shared_bytes;
     const int abits = ty_bits(sh.atype), bbits = ty_bits(sh.btype);
-    std::set<int64_t> chunks;
+    std::vector<uint64_t> chunk_bits(static_cast<size_t>(smem_size / 16 / 64 + 1), 0);
     auto at = [&](const SmemDescriptor& desc, int bits, bool mn_major, int mn, int k) {
         const int64_t a = operand_address(desc, bits, mn_major, mn, k);
         if (a < 0 || a + bits / 8 > smem_size)
             throw std::out_of_range(fmt::format("`{}` reads shared byte {} for element ({}, {}), outside the CTA's {} bytes",
                                                 c.ins().opcode, a, mn, k, smem_size));
-        chunks.insert(a & ~int64_t(15));
+        const int64_t chunk = a >> 4;
+        chunk_bits[static_cast<size_t>(chunk >> 6)] |= uint64_t(1) << (chunk & 63);
         return a;
     };
     // A: this warp's 16 rows (all 64 rows are read once per warpgroup; each warp reads its own).
@@ -167,40 +191,45 @@ void unit_wgmma(UnitCall& c) {
     }
     const SmemDescriptor bd = decode_descriptor(c.value(2, 0));
     if (bd.base_offset != 0) throw std::out_of_range("a wgmma descriptor with a non-zero base offset is not modelled");
-    std::vector<float> b(static_cast<size_t>(sh.n * sh.k));
+    std::vector<float> b(static_cast<size_t>(sh.n * sh.k));  // k-major rows of N: b[k * N + n]
     for (int n = 0; n < sh.n; ++n)
-        for (int k = 0; k < sh.k; ++k) b[static_cast<size_t>(n * sh.k + k)] = element(smem, at(bd, bbits, sh.trans_b, n, k), sh.btype);
+        for (int k = 0; k < sh.k; ++k) b[static_cast<size_t>(k * sh.n + n)] = element(smem, at(bd, bbits, sh.trans_b, n, k), sh.btype);
     // The operand bytes, read through the async proxy. The warp is converged (the instruction is
     // .sync.aligned): every lane has run the same instructions, waits and fences, so each knows
     // what lane 0 knows, and lane 0's check stands for the warp's.
-    const auto ranges = byte_ranges(chunks);
+    const auto ranges = byte_ranges(chunk_bits);
     std::vector<WgmmaWarpOps::UnfencedRead> unfenced;
     const auto [name, base] = c.buffer_at(ranges.front().first);
     if (auto r = WgmmaWarpOps::check_read(cta, c.op, w, name, base, ranges, {c.lanes.front()})) unfenced.push_back(*r);
     WgmmaWarpOps::report_unfenced(cta, c.op, w, unfenced);
-    // D: this warp's 16 rows, k in order.
+    if (sh.negate_a)
+        for (float& v : a) v = -v;
+    if (sh.negate_b)
+        for (float& v : b) v = -v;
+    // D: this warp's 16 rows x N, gathered from the lanes' fragments, then k in order.
+    const int per = sh.dtype == Ty::f32 ? 1 : 2;
+    std::vector<float> acc(static_cast<size_t>(16 * sh.n), 0.0f);
+    auto fragment = [&](int l, int i, int h) {
+        int row, col;
+        d_fragment(warp_in_group, l, per == 1 ? i : 2 * i + h, row, col);
+        return static_cast<size_t>((row - 16 * warp_in_group) * sh.n + col);
+    };
+    if (scale_d)
+        for (int l = 0; l < 32; ++l)
+            for (int i = 0; i < dregs; ++i) {
+                const uint64_t old = c.kw.reg(d.elems[static_cast<size_t>(i)], l);
+                for (int h = 0; h < per; ++h)
+                    acc[fragment(l, i, h)] = per == 1 ? ty_to_float(old & 0xffffffffu, Ty::f32)
+                                                      : ty_to_float(old >> (16 * h) & 0xffff, Ty::f16);
+            }
+    accumulate_rows(acc.data(), a.data(), b.data(), sh.n, sh.k);
     for (int l = 0; l < 32; ++l)
         for (int i = 0; i < dregs; ++i) {
-            const int32_t slot = d.elems[static_cast<size_t>(i)];
-            const uint64_t old = c.kw.reg(slot, l);
             uint64_t out = 0;
-            const int per = sh.dtype == Ty::f32 ? 1 : 2;
-            for (int h = 0; h < per; ++h) {
-                int row, col;
-                d_fragment(warp_in_group, l, per == 1 ? i : 2 * i + h, row, col);
-                float acc = scale_d ? (per == 1 ? ty_to_float(old & 0xffffffffu, Ty::f32) : ty_to_float(old >> (16 * h) & 0xffff, Ty::f16))
-                                    : 0.0f;
-                const int r = row - 16 * warp_in_group;
-                for (int k = 0; k < sh.k; ++k) {
-                    float av = a[static_cast<size_t>(r * sh.k + k)], bv = b[static_cast<size_t>(col * sh.k + k)];
-                    if (sh.negate_a) av = -av;
-                    if (sh.negate_b) bv = -bv;
-                    const float prod = av * bv;
-                    acc = acc + prod;
-                }
-                out |= (per == 1 ? float_to_ty(acc, Ty::f32) : float_to_ty(acc, Ty::f16)) << (16 * h);
-            }
-            c.kw.set_reg(slot, l, out);
+            for (int h = 0; h < per; ++h)
+                out |= (per == 1 ? float_to_ty(acc[fragment(l, i, h)], Ty::f32) : float_to_ty(acc[fragment(l, i, h)], Ty::f16))
+                       << (16 * h);
+            c.kw.set_reg(d.elems[static_cast<size_t>(i)], l, out);
         }
     // Each warp's quarter runs on its sub-partition's tensor core after its earlier mmas.
     const int64_t issued = now_cycles() + whole_cycles(tp.wgmma_issue_cycles);

@@ -78,6 +78,7 @@ void CopyIssuer::issue_resolved(TmaRequest r, const EventSite& site, int thread,
     r.thread = thread;
     r.op = &op_;
     if (is_tensor(op_.kind)) check_tensor(site, thread, r);
+    else if (is_rows(op_.kind)) check_rows(site, thread, r);
     else check_bulk(site, thread, r);
     submit_checked(std::move(r), site, thread, multicast_mask);
 }
@@ -200,9 +201,15 @@ TmaRequest CopyIssuer::row_request(const EventSite& site, int thread) {
     for (const Expr& e : op_.rows) r.rows.push_back(e.eval_int(env_));
     r.col = op_.col.eval_int(env_);
     const GlobalTensor& t = cta_.run().global.tensor(r.tensor);
-    const Gather4Copy copy(t, *r.map, r.rows, r.col);
-    r.bytes = copy.tile_bytes();
+    r.bytes = Gather4Copy(t, *r.map, r.rows, r.col).tile_bytes();
     r.smem_offset = buffer_base_;
+    check_rows(site, thread, r);
+    return r;
+}
+
+void CopyIssuer::check_rows(const EventSite& site, int thread, const TmaRequest& r) {
+    const GlobalTensor& t = cta_.run().global.tensor(r.tensor);
+    const Gather4Copy copy(t, *r.map, r.rows, r.col);
     check_alignment(site, "shared-memory box address", r.smem_offset, 128);
     const bool scatter = r.kind == TmaRequest::Kind::scatter4;
     const int64_t col_byte = r.col * dtype_size(t.type);
@@ -211,7 +218,7 @@ TmaRequest CopyIssuer::row_request(const EventSite& site, int thread) {
              fmt::format("{}: {} of {} at column {} ({} x {} bytes = byte offset {}, not a multiple of 16)",
                          op_title(op_), scatter ? "scatter4" : "gather4", buffer_, r.col, r.col,
                          dtype_size(t.type), col_byte));
-    if (!scatter) return r;
+    if (!scatter) return;
     for (size_t i = 0; i < r.rows.size(); ++i)
         if (r.rows[i] < 0)
             trap(site, "tma.scatter4_negative_row",
@@ -221,7 +228,6 @@ TmaRequest CopyIssuer::row_request(const EventSite& site, int thread) {
              fmt::format("{}: scatter4 of {} at column {}", op_title(op_), buffer_, r.col));
     const auto span = copy.smem_span(r.smem_offset);
     check_proxy_fence(site, thread, span.first, span.second);
-    return r;
 }
 
 TmaRequest CopyIssuer::bulk_request(const EventSite& site, int thread) {

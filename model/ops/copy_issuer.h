@@ -41,6 +41,7 @@ private:
     // a store's negative coordinates, the proxy fence of its shared-memory read).
     void check_tensor(const EventSite& site, int thread, const TmaRequest& r);
     void check_bulk(const EventSite& site, int thread, const TmaRequest& r);
+    void check_rows(const EventSite& site, int thread, const TmaRequest& r);
     void submit_checked(TmaRequest r, const EventSite& site, int thread, std::optional<int64_t> multicast_mask);
     int barrier_of_op() const;
     // Reports a fault under `rule` and ends the run (the GPU traps).

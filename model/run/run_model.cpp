@@ -84,6 +84,7 @@ RunResult run_model(const Scenario& given, const ModelOptions& options) {
     quiet_systemc_reports();
     RunResult result;
     int64_t span_cycles = -1;
+    uint64_t warp_instructions = 0, thread_instructions = 0;
     bool sim_trace_words_in_shared = true;
     // CTAs simulated one after another where they can be (model/run/cta_schedule.h); together
     // again when the run finds they could not.
@@ -98,6 +99,8 @@ RunResult run_model(const Scenario& given, const ModelOptions& options) {
             continue;
         }
         span_cycles = sim.kernel_span_cycles();
+        warp_instructions = sim.kernel_warp_instructions();
+        thread_instructions = sim.kernel_thread_instructions();
         sim_trace_words_in_shared = sim.trace_words_in_shared();
         even_hbm_shares = sim.even_hbm_shares();
         ctas_apart = sim.ctas_apart();
@@ -119,6 +122,10 @@ RunResult run_model(const Scenario& given, const ModelOptions& options) {
     }
     if (options.trace != TraceLevel::none)  // the device's key: where the predicted kernel keeps its clock words
         p.extra["trace_words_in"] = sim_trace_words_in_shared ? "shared" : "global";
+    if (scenario.kernel) {  // the model's own keys: how much PTX it ran (bench/kernel_model_perf.sh)
+        p.extra["ptx_warp_instructions"] = std::to_string(warp_instructions);
+        p.extra["ptx_thread_instructions"] = std::to_string(thread_instructions);
+    }
     if (span_cycles >= 0) {  // the device's key too: first warp entry to last warp exit
         p.extra["kernel_span_cycles"] = std::to_string(span_cycles);
         p.extra["kernel_span_ns"] = std::to_string(std::llround(static_cast<double>(span_cycles) * 1000.0 /

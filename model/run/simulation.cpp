@@ -161,4 +161,7 @@ RunResult Simulation::run(bool unchanged_input_bytes) {
     return r;
 }
 
+uint64_t Simulation::kernel_warp_instructions() const { return kernel_ ? kernel_->warp_instructions : 0; }
+uint64_t Simulation::kernel_thread_instructions() const { return kernel_ ? kernel_->thread_instructions : 0; }
+
 }  // namespace tmasim::model

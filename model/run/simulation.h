@@ -40,6 +40,9 @@ public:
     RunResult run(bool unchanged_input_bytes = false);
     // Cycles from kernel entry to the last warp's exit; -1 when the run hung or faulted.
     int64_t kernel_span_cycles() const { return span_cycles_; }
+    // A kernel scenario's PTX instructions executed, per warp (0 for an op scenario).
+    uint64_t kernel_warp_instructions() const;
+    uint64_t kernel_thread_instructions() const;
     // Where the predicted traced kernel keeps its clock words, as resolved from `trace_words`.
     bool trace_words_in_shared() const { return context_.trace_words_in_shared; }
     // Whether every CTA streams through an even share of the chip's HBM channel
