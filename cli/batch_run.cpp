@@ -85,6 +85,8 @@ void diff_against(const Scenario& s, const RunResult& result, const OpNames& nam
     const TraceFile ref = read_trace_file(ref_path);
     DiffOptions options;
     options.op_names = names;
+    options.element_types = element_types_of(s);
+    options.compares = image_compares_of(s);
     options.op_names.insert(ref.op_names.begin(), ref.op_names.end());
     const bool device = o.backend == "device";
     const DiffReport report = device ? diff_traces(ref.result, result, options)

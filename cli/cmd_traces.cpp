@@ -50,7 +50,10 @@ void add_diff_command(CLI::App& app, Action& action) {
             // differing bytes; without it they print as hex.
             auto scenario = scenario_of_trace(a.result.provenance);
             if (!scenario) scenario = scenario_of_trace(b.result.provenance);
-            if (scenario) options.element_types = element_types_of(scenario->scenario);
+            if (scenario) {
+                options.element_types = element_types_of(scenario->scenario);
+                options.compares = image_compares_of(scenario->scenario);
+            }
             DiffReport report = diff_traces(a.result, b.result, options);
             const int code = report.functional_match() ? kOk : kMismatch;
             if (args->json) {

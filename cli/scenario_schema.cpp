@@ -6,6 +6,7 @@
 
 #include "model/core/hazard_rules.h"
 #include "scenarios/enums.h"
+#include "scenarios/ir.h"
 #include "scenarios/op_table.h"
 
 namespace tmasim::cli {
@@ -85,6 +86,32 @@ json layout_entry() {
     return {{"oneOf", kinds}};
 }
 
+// kernel: {cuda | ptx, entry, defines, params} (scenarios/FORMAT.md, Kernel scenarios). A param
+// is one of its kinds; the loader checks the values, the schema the keys.
+json kernel_definition() {
+    const std::vector<std::string>& scalars = kernel_scalar_types();
+    json kinds = json::array();
+    kinds.push_back(closed_object({{"global", {{"type", "string"}}}, {"offset", value()}}, {"global"}));
+    kinds.push_back(closed_object({{"tensormap", {{"type", "string"}}}}, {"tensormap"}));
+    kinds.push_back(closed_object({{"bytes", {{"type", "string"}}}}, {"bytes"}));
+    for (const std::string& s : scalars) kinds.push_back(closed_object({{s, value()}}, {s}));
+    json field_props = {{"at", value()}, {"global", {{"type", "string"}}}, {"offset", value()},
+                        {"tensormap", {{"type", "string"}}}, {"bytes", {{"type", "string"}}}};
+    for (const std::string& s : scalars) field_props[s] = value();
+    kinds.push_back(closed_object({{"blob", value()},
+                                   {"align", value()},
+                                   {"fields", {{"type", "array"}, {"items", closed_object(field_props, {"at"})}}}},
+                                  {"blob"}));
+    json k = closed_object({{"cuda", {{"type", "string"}}},
+                            {"ptx", {{"type", "string"}}},
+                            {"entry", {{"type", "string"}}},
+                            {"defines", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                            {"params", {{"type", "array"}, {"items", {{"oneOf", kinds}}}}}},
+                           {"entry"});
+    k["oneOf"] = json::array({{{"required", {"cuda"}}}, {{"required", {"ptx"}}}});
+    return k;
+}
+
 }  // namespace
 
 json scenario_schema() {
@@ -95,14 +122,22 @@ json scenario_schema() {
                                               closed_object({{"random", closed_object({{"seed", value()},
                                                                                        {"min", value()},
                                                                                        {"max", value()}})}})})}};
+    // How `tmasim diff` compares the tensor's final bytes (scenarios/ir.h ImageCompare).
+    const json compare = {{"oneOf", json::array({{{"enum", {"exact", "opaque"}}},
+                                                 closed_object({{"ulps", {{"type", "integer"}, {"minimum", 1}}}},
+                                                               {"ulps"})})}};
     const json properties = {
         {"scenario", {{"type", "string"}}},
         {"summary", {{"type", "string"}, {"description", "why the scenario exists; tmasim run prints it"}}},
         {"source", {{"type", "string"}}},
         {"arch", {{"enum", {"sm_90", "sm_100"}}}},
-        {"launch", closed_object({{"grid", value()}, {"cluster", value()}, {"block", value()}})},
-        {"global", named_section(closed_object(
-                       {{"type", enum_of(allowed_dtypes())}, {"shape", value()}, {"init", init}}, {"type", "shape"}))},
+        {"launch", closed_object({{"grid", value()}, {"cluster", value()}, {"block", value()},
+                                  {"dynamic_shared", {{"type", "integer"}, {"description", "kernel scenarios only"}}}})},
+        {"global", named_section(closed_object({{"type", enum_of(allowed_dtypes())},
+                                                {"shape", value()},
+                                                {"init", init},
+                                                {"compare", compare}},
+                                               {"type", "shape"}))},
         {"tensormaps", named_section(closed_object({{"tensor", {{"type", "string"}}},
                                                     {"box", value()},
                                                     {"element_strides", value()},
@@ -121,12 +156,16 @@ json scenario_schema() {
                       {{"type", enum_of(allowed_dtypes())}, {"shape", value()}, {"layout", {{"type", "string"}}}},
                       {"type", "shape", "layout"}))},
         {"program", {{"type", "array"}, {"minItems", 1}, {"items", {{"$ref", "#/definitions/op"}}}}},
+        {"kernel", kernel_definition()},
         {"expect", closed_object({{"outcome", enum_of(allowed_outcomes())},
                                   {"rule", {{"enum", rules}}},
                                   {"op", {{"type", "string"}}}},
                                  {"outcome"})},
     };
-    json schema = closed_object(properties, {"scenario", "program"});
+    json schema = closed_object(properties, {"scenario"});
+    // Exactly one of program (ops) and kernel (a CUDA C++ or PTX kernel).
+    schema["oneOf"] = json::array({{{"required", {"program"}}, {"not", {{"required", {"kernel"}}}}},
+                                   {{"required", {"kernel"}}, {"not", {{"required", {"program"}}}}}});
     schema["$schema"] = "http://json-schema.org/draft-07/schema#";
     schema["title"] = "tmasim scenario";
     schema["description"] = "A tmasim scenario (scenarios/FORMAT.md). Generated by `tmasim schema`.";

@@ -42,11 +42,22 @@ struct InitSpec {
     double min = 0, max = 1;     // random: uniform in [min, max) (integers: [min, max])
 };
 
+// How `tmasim diff` compares a global tensor's final bytes across two runs (the model's and the
+// GPU's): byte for byte; within an ulp bound per element (float outputs whose summation order
+// differs between the model and the tensor cores); or not at all (bytes whose encoding the two
+// backends do not share: CUtensorMap objects a kernel writes to global memory).
+struct ImageCompare {
+    enum class Kind { exact, ulps, opaque };
+    Kind kind = Kind::exact;
+    int64_t ulps = 0;  // Kind::ulps: the largest allowed distance per element
+};
+
 struct GlobalTensor {
     std::string name;
     DType type = DType::f32;
     std::vector<int64_t> shape;  // outermost first
     InitSpec init;
+    ImageCompare compare;
     SourceLoc loc;
     int64_t num_elements() const;
     int64_t size_bytes() const { return num_elements() * dtype_size(type); }

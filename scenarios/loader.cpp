@@ -42,9 +42,31 @@ DType read_dtype(MapReader& m) {
     return *d;
 }
 
+// compare: exact | opaque | {ulps: N} (ImageCompare).
+ImageCompare read_compare(MapReader& m, DType type) {
+    ImageCompare c;
+    const YAML::Node n = m.node("compare");
+    const char* allowed = "exact, opaque, or {ulps: N} (1..1048576, for f32, f16 and bf16 tensors)";
+    if (n.IsScalar()) {
+        const std::string v = n.as<std::string>();
+        if (v == "exact") return c;
+        if (v == "opaque") return c.kind = ImageCompare::Kind::opaque, c;
+        m.fail("compare", "unknown comparison \"" + v + "\"; allowed: " + allowed);
+    }
+    if (!n.IsMap()) m.fail("compare", std::string("expected ") + allowed);
+    MapReader u(n, m.file(), m.key_path("compare"));
+    u.only_keys("ulps");
+    if (type != DType::f32 && type != DType::f16 && type != DType::bf16)
+        m.fail("compare", "an ulp bound is for float tensors (f32, f16, bf16); this one is " + to_string(type));
+    c.kind = ImageCompare::Kind::ulps;
+    c.ulps = u.integer("ulps", 1, int64_t(1) << 20);
+    return c;
+}
+
 Launch read_launch(MapReader& m, bool kernel) {
-    m.only_keys(kernel ? "grid, cluster, block, dynamic_shared" : "grid, cluster, block",
-                kernel ? "" : " (dynamic_shared is for kernel scenarios, kernel:; a program's shared memory is its shared:)");
+    if (!kernel && m.has("dynamic_shared"))
+        m.fail("dynamic_shared", "is for kernel scenarios (kernel:); a program's shared memory is its shared:");
+    m.only_keys(kernel ? "grid, cluster, block, dynamic_shared" : "grid, cluster, block");
     Launch l;
     l.loc = m.loc();
     l.grid.clear();
@@ -188,14 +210,15 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         sc.launch = read_launch(l, kernel);
     }
     for_each_entry(top, "global", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
-        m.only_keys("type, shape, init");
+        m.only_keys("type, shape, init, compare");
         GlobalTensor t;
         t.name = name;
         t.loc = loc;
         t.type = read_dtype(m);
         t.shape = m.int_list("shape", 1, 5, 1, int64_t(1) << 32);
         t.init = m.has("init") ? read_init(m.node("init"), file, m.key_path("init")) : InitSpec{};
-        m.finish("type, shape, init");
+        if (m.has("compare")) t.compare = read_compare(m, t.type);
+        m.finish("type, shape, init, compare");
         if (t.size_bytes() > (int64_t(1) << 30))
             m.fail("shape", "tensor is larger than 1 GiB; allowed: at most 1 GiB per tensor");
         sc.globals.push_back(t);

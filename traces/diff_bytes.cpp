@@ -27,6 +27,42 @@ std::string hex_bytes(const uint8_t* p, size_t n) {
 
 }  // namespace
 
+ImageCompares image_compares_of(const Scenario& scenario) {
+    ImageCompares out;
+    for (const GlobalTensor& t : scenario.globals)
+        if (t.compare.kind != ImageCompare::Kind::exact) out["global:" + t.name] = t.compare;
+    return out;
+}
+
+namespace {
+// An IEEE value's bits as an integer that orders like the value (sign-magnitude to two's
+// complement), so that neighbouring floats are 1 apart.
+int64_t ordered(uint32_t bits, int width) {
+    const uint32_t sign = uint32_t(1) << (width - 1);
+    return (bits & sign) ? -static_cast<int64_t>(bits & (sign - 1)) : static_cast<int64_t>(bits);
+}
+bool is_nan(uint32_t bits, DType type) {
+    if (type == DType::f32) return (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu);
+    if (type == DType::f16) return (bits & 0x7c00u) == 0x7c00u && (bits & 0x03ffu);
+    return (bits & 0x7f80u) == 0x7f80u && (bits & 0x007fu);  // bf16
+}
+}  // namespace
+
+int64_t max_ulp_distance(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, DType type) {
+    const int size = dtype_size(type), width = size * 8;
+    int64_t worst = 0;
+    for (size_t at = 0; at + static_cast<size_t>(size) <= a.size() && at + static_cast<size_t>(size) <= b.size(); at += size) {
+        uint32_t x = 0, y = 0;
+        std::memcpy(&x, &a[at], static_cast<size_t>(size));
+        std::memcpy(&y, &b[at], static_cast<size_t>(size));
+        if (x == y) continue;
+        if (is_nan(x, type) || is_nan(y, type)) return INT64_MAX;
+        const int64_t d = ordered(x, width) - ordered(y, width);
+        worst = std::max(worst, d < 0 ? -d : d);
+    }
+    return worst;
+}
+
 ElementTypes element_types_of(const Scenario& scenario) {
     ElementTypes types;
     for (const GlobalTensor& g : scenario.globals) types["global:" + g.name] = g.type;

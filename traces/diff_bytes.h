@@ -29,6 +29,14 @@ struct ByteDifferences {
 // a diff can decode the images it compares (traces carry bytes, not types).
 using ElementTypes = std::map<std::string, DType>;
 ElementTypes element_types_of(const Scenario& scenario);
+// The global tensors whose `compare:` is not exact, keyed "global:<name>".
+using ImageCompares = std::map<std::string, ImageCompare>;
+ImageCompares image_compares_of(const Scenario& scenario);
+
+// The largest distance in ulps between corresponding elements of two equally sized f32, f16
+// or bf16 images (values as ordered integers: -0 and +0 are 0 apart; a NaN on either side is
+// infinitely far, INT64_MAX).
+int64_t max_ulp_distance(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, DType type);
 
 // The element type of a memory image: global tensors by name; final shared buffers and
 // snapshots ("put[3]:stage[1]") by their buffer's base name ("stage").

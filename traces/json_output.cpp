@@ -89,6 +89,11 @@ OrderedJson memory_diff_json(const MemoryDiff& m) {
     j["size_b"] = m.size_b;
     j["mismatch"] = m.is_mismatch;
     j["race_dependent"] = m.race_dependent;
+    if (m.opaque) j["opaque"] = true;
+    if (m.max_ulps >= 0) {
+        j["max_ulps"] = m.max_ulps;
+        j["ulp_bound"] = m.ulp_bound;
+    }
     j["compared_by"] = m.compared_by_hash ? m.hash_algorithm : "bytes";
     if (m.hashes_incomparable) j["hashes_incomparable"] = true;
     if (m.status == MemoryDiff::Status::differ && !m.compared_by_hash) {

@@ -222,6 +222,18 @@ MemoryDiff compare_image(const MemoryImage* a, const MemoryImage* b, bool faulte
     }
     d.status = d.diff_count ? MemoryDiff::Status::differ : MemoryDiff::Status::equal;
     d.is_mismatch = d.diff_count > 0;
+    const auto rule = options.compares.find(d.space + ":" + d.name);
+    if (d.diff_count && rule != options.compares.end()) {
+        if (rule->second.kind == ImageCompare::Kind::opaque) {
+            d.opaque = true;
+            d.is_mismatch = false;
+        } else if (const auto type = element_type_of(options.element_types, d.space, d.name)) {
+            d.max_ulps = max_ulp_distance(a->bytes, b->bytes, *type);
+            d.ulp_bound = rule->second.ulps;
+            d.within_ulps = d.max_ulps <= d.ulp_bound;
+            d.is_mismatch = !d.within_ulps;
+        }
+    }
     if (d.diff_count)
         d.bytes = differing_elements(a->bytes, b->bytes, element_type_of(options.element_types, d.space, d.name),
                                      options.differences_shown);
@@ -354,7 +366,11 @@ bool could_not_read_back(const RunResult& r) {
     if (r.outcome == Outcome::fault) return true;
     return r.outcome == Outcome::hang &&
            std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
-                       [](const Diagnostic& d) { return d.rule == "device.wall_clock_limit"; });
+                       [](const Diagnostic& d) {
+                           // The op executor's child killed at its wall-clock limit; a kernel
+                           // scenario's launch past its watchdog (device/kernel_run: no memory read).
+                           return d.rule == "device.wall_clock_limit" || d.rule == "device.kernel_timeout";
+                       });
 }
 
 }  // namespace tmasim

@@ -26,6 +26,8 @@ struct DiffOptions {
     OpNames op_names;  // names for the table; ops missing here print as "?"
     // Element types of the scenario's buffers, to decode differing bytes; empty: show hex.
     ElementTypes element_types;
+    // How the scenario compares each global tensor (GlobalTensor::compare); absent: exactly.
+    ImageCompares compares;
     size_t differences_shown = 8;  // differing elements listed per image
 };
 
@@ -53,6 +55,11 @@ struct MemoryDiff {
     // A buffer a hazard the model reported names, compared against a run that showed no
     // hazard: its bytes depend on the race, so a difference is reported, not counted.
     bool race_dependent = false;
+    // The scenario's `compare:` let this difference stand: an opaque image (encodings the
+    // backends do not share), or float elements all within its ulp bound (max_ulps of ulp_bound).
+    bool opaque = false;
+    bool within_ulps = false;
+    int64_t max_ulps = -1, ulp_bound = 0;
     ByteDifferences bytes;  // differ only: the first differing elements, decoded
 };
 std::string to_string(MemoryDiff::Status s);

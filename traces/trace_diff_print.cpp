@@ -118,6 +118,10 @@ void print_memory(const DiffReport& r, std::ostream& out) {
             }
             what = fmt::format("{}: {} of {} bytes, first at byte offset {}", m.is_mismatch ? "DIFFER" : "differs",
                                m.diff_count, m.size_a, m.first_diff);
+            if (m.opaque) what += " (compare: opaque: bytes the two backends encode differently; not compared)";
+            else if (m.max_ulps >= 0)
+                what += fmt::format(" ({} ulps at most; compare: ulps {}: {})", m.max_ulps, m.ulp_bound,
+                                    m.within_ulps ? "within the bound" : "OVER the bound");
             break;
         case MemoryDiff::Status::size_mismatch:
             what = fmt::format("SIZE MISMATCH: A {} bytes, B {} bytes", m.size_a, m.size_b);
