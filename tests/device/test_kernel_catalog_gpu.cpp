@@ -150,7 +150,10 @@ TEST_CASE("every broken catalog twin on the GPU ends with a verdict, and the mod
         INFO(s.name);
         // The CLI's child process: a hung kernel ends with it, not with this test program.
         const std::string trace = dir.file(s.name + ".jsonl");
-        const std::string cmd = std::string("'") + TMASIM_BINARY + "' run '" + file + "' --backend device -q -o '" + trace + "' > '" +
+        // TMASIM_BINARY in the environment: the binary carried to a GPU host (its build path is
+        // this machine's; device/scripts/kernel_session.sh sets it).
+        const char* carried = std::getenv("TMASIM_BINARY");
+        const std::string cmd = std::string("'") + (carried ? carried : TMASIM_BINARY) + "' run '" + file + "' --backend device -q -o '" + trace + "' > '" +
                                 dir.file(s.name + ".log") + "' 2>&1";
         const int status = std::system(cmd.c_str());
         INFO("log: " << std::ifstream(dir.file(s.name + ".log")).rdbuf());
