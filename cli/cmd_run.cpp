@@ -3,7 +3,6 @@
 // mode (batch_run.h), for a directory, several files, or --diff-against.
 #include <filesystem>
 #include "cli/scenario_load.h"
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -13,7 +12,8 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
-#include "cli/output_path.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
@@ -179,8 +179,17 @@ int run(RunArgs& a) {
         return run_many(a);
     }
     a.file = a.paths.at(0);
-    require_output_folder(a.output);  // before the run, not after it
-    if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
+    {
+        // Before the run, not after it: a refused output costs nothing.
+        OutputGuard guard;
+        add_scenario_inputs(guard, a.file, "the scenario");
+        if (!a.output.empty()) {
+            add_trace_output(guard, a.output, "--output");
+            if (!a.sanitize.empty())
+                guard.output(sanitizer_report_path(a.output, a.sanitize), "--output (the sanitizer's report)");
+        }
+        guard.check();
+    }
     if (a.ncu) return run_with_ncu(a);
     Scenario scenario = load_bound_scenario(a.file);
     const bool on_device = a.backend == "device";
@@ -198,8 +207,7 @@ int run(RunArgs& a) {
             if (a.watchdog_opt->count() == 0) opt.watchdog_seconds = kSanitizerWatchdogSeconds;
             SanitizedRun sanitized = run_sanitized(scenario, opt, a.sanitize, find_compute_sanitizer());
             result = std::move(sanitized.result);
-            if (!a.output.empty())
-                std::ofstream(sanitizer_report_path(a.output, a.sanitize)) << sanitized.report;
+            if (!a.output.empty()) write_text_output(sanitizer_report_path(a.output, a.sanitize), sanitized.report);
         } else if (a.no_isolation) {
             try {
                 result = run_device(scenario, opt);
@@ -225,7 +233,7 @@ int run(RunArgs& a) {
     }
 
     OpNames names = op_names_of(scenario);
-    if (!a.output.empty()) write_trace_file(result, a.output, names, trace_write_options(a));
+    if (!a.output.empty()) write_trace_output(result, a.output, names, trace_write_options(a));
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (a.json) {
         const int code = check.passed ? kOk : kMismatch;
