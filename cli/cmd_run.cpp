@@ -12,6 +12,7 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
+#include "cli/option_values.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
 #include "cli/run_json.h"
@@ -33,6 +34,7 @@ struct RunArgs {
     std::string output;
     std::string diff_dir;
     std::string arch;  // empty: the scenario's own generation (h100-sxm for sm_90, b200 for sm_100)
+    std::string seed_text = "0";  // checked by parse_u64_option: CLI11 takes -1 as 2^64-1
     uint64_t seed = 0;
     double watchdog = 1.0;
     int64_t max_work = ModelOptions::kDefaultMaxWork;
@@ -170,6 +172,7 @@ RunResult& result_kept_until_exit() {
 
 int run(RunArgs& a) {
     reject_foreign_options(a);
+    a.seed = parse_u64_option("--seed", a.seed_text);
     if (a.json && a.ncu) throw std::invalid_argument("--json does not apply to --ncu (ncu prints its own report)");
     if (!a.sanitize.empty() && (a.ncu || a.no_isolation))
         throw std::invalid_argument("--sanitize runs the scenario under compute-sanitizer; it does not combine with " +
@@ -282,7 +285,7 @@ void add_run_command(CLI::App& app, Action& action) {
                     "traces) and add memory and timing columns to the table");
     a->arch_opt = sub->add_option("--arch", a->arch, "Model: arch config (h100-sxm, h200, b200); default h100-sxm for sm_90 scenarios, b200 for sm_100")
                       ->capture_default_str();
-    a->seed_opt = sub->add_option("--seed", a->seed, "Model: seed for its random choices")->capture_default_str();
+    a->seed_opt = sub->add_option("--seed", a->seed_text, "Model: seed for its random choices (0..2^64-1)")->capture_default_str();
     a->max_work_opt = sub->add_option("--max-work", a->max_work,
                                       "Model: refuse a run of more than this many units of work (8 per thread "
                                       "running an op, 1 per 4 bytes moved); 0: no limit")

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
+#include "cli/option_values.h"
 #include "cli/trace_scenario.h"
 #include "traces/chrome_export.h"
 #include "traces/json_output.h"
@@ -19,6 +20,7 @@ void add_diff_command(CLI::App& app, Action& action) {
         std::string align = "entry";
         bool json = false;
         DiffOptions options;
+        CLI::Option* tolerance = nullptr;
     };
     auto args = std::make_shared<Args>();
     CLI::App* sub = app.add_subcommand("diff", "Compare two traces: outcome, final memory bytes, then timing");
@@ -26,10 +28,9 @@ void add_diff_command(CLI::App& app, Action& action) {
     sub->add_option("b", args->b, "Second trace, the timing reference (e.g. the device's)")
         ->required()
         ->check(CLI::ExistingFile);
-    sub->add_option("--tolerance", args->options.tolerance,
+    args->tolerance = sub->add_option("--tolerance", args->options.tolerance,
                     "Relative timing error above which a row is marked (timing never fails the diff)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+        ->capture_default_str();  // range-checked in the action: CLI11's number check lets nan through
     sub->add_option("--top", args->options.top, "Rows in the worst-offender timing table")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
@@ -42,6 +43,8 @@ void add_diff_command(CLI::App& app, Action& action) {
                 "counts as agreeing); 1 they do not; 2 a trace cannot be read.");
     sub->callback([args, &action] {
         action = [args] {
+            if (args->tolerance->count() > 0)
+                require_finite_non_negative("--tolerance", args->tolerance->results().at(0), args->options.tolerance);
             TraceFile a = read_trace_file(args->a), b = read_trace_file(args->b);
             DiffOptions options = args->options;
             options.align_first_op = args->align == "first-op";
