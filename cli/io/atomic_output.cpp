@@ -39,6 +39,10 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
         return;
     }
     target_ = output_target(path);
+    // A rename would replace a file the user may not write (chmod a-w to keep it), which
+    // writing it in place refused.
+    if (::access(target_.c_str(), F_OK) == 0 && ::access(target_.c_str(), W_OK) != 0)
+        throw std::runtime_error("cannot write " + path + reason(errno));
     static unsigned counter = 0;
     for (int attempt = 0; attempt < 100 && temp_.empty(); ++attempt) {
         const std::string name = temp_name(target_, counter++);
