@@ -7,7 +7,6 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -17,6 +16,8 @@
 #include "cli/batch_parallel.h"
 #include "cli/device_child.h"
 #include "cli/expectation.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "device/device_unavailable.h"
@@ -54,7 +55,7 @@ bool run_scenario(const Scenario& s, const BatchOptions& o, BatchRow& row, RunRe
             if (!o.output_dir.empty()) {
                 const std::string path = sanitizer_report_path(trace_path(o.output_dir, row.rel), o.sanitize);
                 fs::create_directories(fs::path(path).parent_path());
-                std::ofstream(path) << run.report;
+                write_text_output(path, run.report);
             }
             return true;
         }
@@ -202,7 +203,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
         if (!o.output_dir.empty()) {
             const std::string path = trace_path(o.output_dir, row.rel);
             fs::create_directories(fs::path(path).parent_path());
-            write_trace_file(result, path, names, o.trace_write);
+            write_trace_output(result, path, names, o.trace_write);
         }
         if (!o.diff_dir.empty()) diff_against(s, result, names, o, row);
     } catch (const std::exception& e) {
@@ -221,7 +222,27 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     return finish();
 }
 
+void check_batch_outputs(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
+    OutputGuard guard;
+    for (const BatchInput& in : inputs) add_scenario_inputs(guard, in.path, "a scenario of the batch");
+    // Every trace there, whether or not a scenario of this batch names it: `-o ref
+    // --diff-against ref` would replace the references and then compare the traces with themselves.
+    guard.input_folder(o.diff_dir, "the --diff-against references");
+    if (!o.output_dir.empty()) {
+        guard.output_folder(o.output_dir, "--output");
+        for (const BatchInput& in : inputs) {
+            const std::string path = trace_path(o.output_dir, in.rel);
+            add_trace_output(guard, path, "--output", OutputGuard::Kind::file_in_new_folder);
+            if (!o.sanitize.empty())
+                guard.output(sanitizer_report_path(path, o.sanitize), "--output (a sanitizer's report)",
+                             OutputGuard::Kind::file_in_new_folder);
+        }
+    }
+    guard.check();
+}
+
 int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
+    check_batch_outputs(inputs, o);
     // With --json, stdout holds the document alone; progress goes to stderr.
     std::ostream& progress = o.json ? std::cerr : std::cout;
     std::set<std::string> skip_reasons_shown;

@@ -77,6 +77,11 @@ struct BatchRow {
 
 BatchRow run_one(const BatchInput& input, const BatchOptions& options);
 
+// Refuses (std::invalid_argument) a batch whose outputs would write over what it reads: a
+// scenario, a kernel source, a --diff-against reference (cli/io/output_guard.h). run_batch
+// calls it before anything runs.
+void check_batch_outputs(const std::vector<BatchInput>& inputs, const BatchOptions& options);
+
 // Runs every input, printing a progress line per scenario, then the table and the final
 // line "N scenarios: A agree, B disagree, C skipped"; returns the exit code.
 int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& options);

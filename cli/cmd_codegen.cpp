@@ -2,12 +2,12 @@
 // optionally an NVRTC compile of it for a target. Needs no GPU: a kernel engineer can read
 // exactly what runs, and CI compiles every catalog kernel this way. --cubin keeps the compiled
 // kernel, for a disassembler (cuobjdump -sass) where the toolkit has one.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/output_path.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
 #include "device/codegen.h"
 #include "device/nvrtc_compiler.h"
 #include "device/run_device.h"
@@ -29,8 +29,11 @@ struct CodegenArgs {
 };
 
 int run_codegen(const CodegenArgs& a) {
-    if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
-    if (!a.cubin.empty()) refuse_overwriting_input(a.cubin, {a.file}, "--cubin");
+    OutputGuard guard;
+    add_scenario_inputs(guard, a.file, "the scenario");
+    guard.output(a.output, "--output", OutputGuard::Kind::file_or_stdout);
+    guard.output(a.cubin, "--cubin");
+    guard.check();
     Scenario s = load_scenario_file(a.file);
     const device::TraceWordsIn words_in =
         a.trace_words == "shared" ? device::TraceWordsIn::shared : device::TraceWordsIn::global;
@@ -38,9 +41,7 @@ int run_codegen(const CodegenArgs& a) {
     const std::string source = device::generate_kernel_source(
         s, level, words_in, shared_dump_for(a.shared_dump, level) ? device::SharedDump::copy_out : device::SharedDump::skip);
     if (!a.output.empty()) {
-        std::ofstream out(a.output, std::ios::binary);
-        out << source;
-        if (!out) throw std::runtime_error("cannot write " + a.output);
+        write_text_output(a.output, source);
     } else if (!a.quiet) {
         std::cout << source;
     }
@@ -52,11 +53,7 @@ int run_codegen(const CodegenArgs& a) {
     }
     std::cerr << a.file << ": compiled for " << a.target << " (" << r.cubin.size() << " bytes of cubin, NVRTC "
               << device::nvrtc_version() << ")\n";
-    if (!a.cubin.empty()) {
-        std::ofstream out(a.cubin, std::ios::binary);
-        out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
-        if (!out) throw std::runtime_error("cannot write " + a.cubin);
-    }
+    if (!a.cubin.empty()) write_text_output(a.cubin, std::string(r.cubin.begin(), r.cubin.end()));
     return kOk;
 }
 
@@ -66,7 +63,7 @@ void add_codegen_command(CLI::App& app, Action& action) {
     auto args = std::make_shared<CodegenArgs>();
     CLI::App* sub = app.add_subcommand("codegen", "Print the CUDA kernel the device backend generates for a scenario");
     sub->add_option("file", args->file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
-    sub->add_option("-o,--output", args->output, "Write the source to this file instead of standard output");
+    sub->add_option("-o,--output", args->output, "Write the source to this file instead of standard output (-: standard output)");
     sub->add_option("--compile", args->target, "Also compile it with NVRTC for this target (no GPU needed)")
         ->check(CLI::IsMember({"sm_90a", "sm_100a"}));
     sub->add_option("--cubin", args->cubin, "With --compile: write the compiled kernel (a cubin) to this file")

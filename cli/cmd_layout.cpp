@@ -2,29 +2,38 @@
 // in a scenario, printed as Gluon's layouts tutorial prints it ("T<thread>:<register>",
 // broadcast copies joined by '|'); for a shared layout, the shared-memory element offset
 // of each tile element.
+#include <charconv>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "scenarios/checked_size.h"
+#include "scenarios/layout_loader.h"
 #include "scenarios/loader.h"
 
 namespace tmasim::cli {
 namespace {
 
+// 1 or 2 extents 1..65536, and at most kMaxTileElements in all: the map has a line per row
+// and an entry per element.
 std::vector<int64_t> parse_shape(const std::string& text) {
+    const std::string allowed = "allowed: 1 or 2 sizes 1..65536, comma-separated, at most " +
+                                std::to_string(kMaxTileElements) + " elements in all";
     std::vector<int64_t> shape;
     std::stringstream in(text);
     for (std::string item; std::getline(in, item, ',');) {
-        size_t used = 0;
-        const long long v = std::stoll(item, &used);
-        if (used != item.size() || v < 1 || v > (1 << 16))
-            throw std::invalid_argument("--shape " + text + ": allowed: 1 or 2 sizes 1..65536, comma-separated");
+        int64_t v = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+        if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v < 1 || v > (1 << 16))
+            throw std::invalid_argument("--shape " + text + ": " + allowed);
         shape.push_back(v);
     }
-    if (shape.empty() || shape.size() > 2)
-        throw std::invalid_argument("--shape " + text + ": allowed: 1 or 2 sizes, comma-separated");
+    if (shape.empty() || shape.size() > 2) throw std::invalid_argument("--shape " + text + ": " + allowed);
+    if (!checked_product(shape, kMaxTileElements))
+        throw std::invalid_argument("--shape " + text + ": " + std::to_string(shape[0] * shape[1]) +
+                                    " elements; " + allowed);
     return shape;
 }
 

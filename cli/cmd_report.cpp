@@ -6,7 +6,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/output_path.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
 #include "cli/trace_scenario.h"
 #include "model/core/hazard_rules.h"
 #include "model/core/rule_help.h"
@@ -68,16 +69,24 @@ void add_report_command(CLI::App& app, Action& action) {
         "report", "Write a self-contained HTML report of a trace: timelines, copies in flight, barrier curves, "
                   "diagnostics with their rule, the scenario's source lines");
     sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
-    sub->add_option("--output,-o", args->output, "HTML file to write")->required();
+    sub->add_option("--output,-o", args->output, "HTML file to write; - for standard output")->required();
     sub->footer("The scenario file named in the trace's header is read, relative to the working directory, for "
                 "the source lines; without it the report shows the rest.");
     sub->callback([args, &action] {
         action = [args] {
-            require_output_folder(args->output);
+            OutputGuard guard;
+            guard.input(args->trace, "the trace");
+            guard.output(args->output, "--output", OutputGuard::Kind::file_or_stdout);
+            guard.check();  // before reading a large trace, for the plain cases
             const TraceFile t = read_trace_file(args->trace);
+            add_trace_inputs(guard, args->trace, t);
+            guard.check();  // and its sidecars and the scenario it names, whose lines the report shows
             const ReportContext context = context_for(t);
-            write_html_report_file(t.result, args->output, context);
-            std::cout << args->output << ": " << t.result.events.size() << " events, "
+            AtomicOutput out(args->output);
+            write_html_report(t.result, out.stream(), context);
+            out.commit();
+            // The HTML alone goes to standard output when it is written there.
+            (args->output == "-" ? std::cerr : std::cout) << args->output << ": " << t.result.events.size() << " events, "
                       << t.result.diagnostics.size() << " diagnostic(s)"
                       << (context.scenario_found ? ", source " + context.scenario_path : ", no source found")
                       << "; open it in a browser\n";

@@ -3,7 +3,6 @@
 // mode (batch_run.h), for a directory, several files, or --diff-against.
 #include <filesystem>
 #include "cli/scenario_load.h"
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -13,7 +12,9 @@
 #include "cli/device_child.h"
 #include "cli/expectation.h"
 #include "cli/ncu_run.h"
-#include "cli/output_path.h"
+#include "cli/option_values.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
@@ -33,6 +34,7 @@ struct RunArgs {
     std::string output;
     std::string diff_dir;
     std::string arch;  // empty: the scenario's own generation (h100-sxm for sm_90, b200 for sm_100)
+    std::string seed_text = "0";  // checked by parse_u64_option: CLI11 takes -1 as 2^64-1
     uint64_t seed = 0;
     double watchdog = 1.0;
     int64_t max_work = ModelOptions::kDefaultMaxWork;
@@ -170,6 +172,7 @@ RunResult& result_kept_until_exit() {
 
 int run(RunArgs& a) {
     reject_foreign_options(a);
+    a.seed = parse_u64_option("--seed", a.seed_text);
     if (a.json && a.ncu) throw std::invalid_argument("--json does not apply to --ncu (ncu prints its own report)");
     if (!a.sanitize.empty() && (a.ncu || a.no_isolation))
         throw std::invalid_argument("--sanitize runs the scenario under compute-sanitizer; it does not combine with " +
@@ -179,8 +182,17 @@ int run(RunArgs& a) {
         return run_many(a);
     }
     a.file = a.paths.at(0);
-    require_output_folder(a.output);  // before the run, not after it
-    if (!a.output.empty()) refuse_overwriting_input(a.output, {a.file}, "--output");
+    {
+        // Before the run, not after it: a refused output costs nothing.
+        OutputGuard guard;
+        add_scenario_inputs(guard, a.file, "the scenario");
+        if (!a.output.empty()) {
+            add_trace_output(guard, a.output, "--output");
+            if (!a.sanitize.empty())
+                guard.output(sanitizer_report_path(a.output, a.sanitize), "--output (the sanitizer's report)");
+        }
+        guard.check();
+    }
     if (a.ncu) return run_with_ncu(a);
     Scenario scenario = load_bound_scenario(a.file);
     const bool on_device = a.backend == "device";
@@ -198,8 +210,7 @@ int run(RunArgs& a) {
             if (a.watchdog_opt->count() == 0) opt.watchdog_seconds = kSanitizerWatchdogSeconds;
             SanitizedRun sanitized = run_sanitized(scenario, opt, a.sanitize, find_compute_sanitizer());
             result = std::move(sanitized.result);
-            if (!a.output.empty())
-                std::ofstream(sanitizer_report_path(a.output, a.sanitize)) << sanitized.report;
+            if (!a.output.empty()) write_text_output(sanitizer_report_path(a.output, a.sanitize), sanitized.report);
         } else if (a.no_isolation) {
             try {
                 result = run_device(scenario, opt);
@@ -225,7 +236,7 @@ int run(RunArgs& a) {
     }
 
     OpNames names = op_names_of(scenario);
-    if (!a.output.empty()) write_trace_file(result, a.output, names, trace_write_options(a));
+    if (!a.output.empty()) write_trace_output(result, a.output, names, trace_write_options(a));
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (a.json) {
         const int code = check.passed ? kOk : kMismatch;
@@ -274,7 +285,7 @@ void add_run_command(CLI::App& app, Action& action) {
                     "traces) and add memory and timing columns to the table");
     a->arch_opt = sub->add_option("--arch", a->arch, "Model: arch config (h100-sxm, h200, b200); default h100-sxm for sm_90 scenarios, b200 for sm_100")
                       ->capture_default_str();
-    a->seed_opt = sub->add_option("--seed", a->seed, "Model: seed for its random choices")->capture_default_str();
+    a->seed_opt = sub->add_option("--seed", a->seed_text, "Model: seed for its random choices (0..2^64-1)")->capture_default_str();
     a->max_work_opt = sub->add_option("--max-work", a->max_work,
                                       "Model: refuse a run of more than this many units of work (8 per thread "
                                       "running an op, 1 per 4 bytes moved); 0: no limit")

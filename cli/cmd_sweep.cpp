@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +10,8 @@
 
 #include "cli/batch_parallel.h"
 #include "cli/commands.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
 #include "cli/sweep_expand.h"
 #include "cli/sweep_report.h"
 #include "cli/sweep_slurm.h"
@@ -73,21 +74,44 @@ int finish(const Sweep& sweep, const std::vector<BatchRow>& rows, const std::str
     return batch_exit_code(rows);
 }
 
+// The sweep file and its template are what every mode reads.
+OutputGuard guard_of(const Sweep& sweep) {
+    OutputGuard guard;
+    guard.input(sweep.file, "the sweep file");
+    guard.input(sweep.template_file, "the sweep's template");
+    return guard;
+}
+
+// The CSV: --csv, else DIR/sweep.csv of -o DIR; "" for none.
+std::string csv_path(const SweepArgs& a) {
+    return !a.csv.empty() ? a.csv : a.output.empty() ? "" : (fs::path(a.output) / "sweep.csv").string();
+}
+
 int run_here(const Sweep& sweep, const SweepArgs& a) {
-    if (!a.output.empty() && fs::exists(a.output) && !fs::is_directory(a.output))
-        throw std::invalid_argument("--output " + a.output + ": not a folder");
+    const std::string traces = a.output.empty() ? "" : (fs::path(a.output) / "traces").string();
+    {
+        // Every file the run writes, before the first is written: the points, their traces, the CSV.
+        OutputGuard guard = guard_of(sweep);
+        guard.output_folder(a.output, "--output");
+        if (!a.output.empty())
+            for (const SweepPoint& p : sweep.points) {
+                guard.output((fs::path(a.output) / "points" / (p.id + ".yaml")).string(), "--output (a point)",
+                             OutputGuard::Kind::file_in_new_folder);
+                add_trace_output(guard, (fs::path(traces) / (p.id + ".jsonl")).string(), "--output (a trace)",
+                                 OutputGuard::Kind::file_in_new_folder);
+            }
+        guard.output(csv_path(a), a.csv.empty() ? "--output (the CSV)" : "--csv",
+                     a.csv.empty() ? OutputGuard::Kind::file_in_new_folder : OutputGuard::Kind::file);
+        guard.check();
+    }
     PointsFolder folder(a.output);
     std::vector<BatchInput> inputs;
     for (const SweepPoint& p : sweep.points) {
         const fs::path file = folder.path / (p.id + ".yaml");
-        std::ofstream out(file, std::ios::binary);
-        out << p.text;
-        out.close();
-        if (!out) throw std::runtime_error("cannot write " + file.string());
+        write_text_output(file.string(), p.text);
         inputs.push_back({file.string(), p.id + ".yaml"});
     }
-    const BatchOptions o =
-        sweep_run_options(a.arch, a.output.empty() ? "" : (fs::path(a.output) / "traces").string());
+    const BatchOptions o = sweep_run_options(a.arch, traces);
     const int jobs = a.jobs > 0 ? a.jobs : default_jobs();
     const std::vector<BatchRow> rows = run_rows(inputs, o, jobs, [&](size_t i, const BatchRow& r) {
         if (a.quiet) return;
@@ -96,8 +120,7 @@ int run_here(const Sweep& sweep, const SweepArgs& a) {
         if (!r.why.empty()) std::cout << "        " << r.why << '\n';
         std::cout.flush();
     });
-    const std::string csv = !a.csv.empty() ? a.csv : a.output.empty() ? "" : (fs::path(a.output) / "sweep.csv").string();
-    return finish(sweep, rows, csv);
+    return finish(sweep, rows, csv_path(a));
 }
 
 int sweep(const SweepArgs& a) {
@@ -129,6 +152,12 @@ int sweep(const SweepArgs& a) {
     }
     if (!a.collect_dir.empty()) {
         const std::string csv = a.csv.empty() ? (fs::path(a.collect_dir) / "sweep.csv").string() : a.csv;
+        // What --collect reads of the folder (sweep_slurm.h); its sweep.csv is what it writes.
+        OutputGuard guard = guard_of(sweep);
+        guard.input((fs::path(a.collect_dir) / "sweep.json").string(), "the --collect folder's sweep.json");
+        guard.input_folder((fs::path(a.collect_dir) / "rows").string(), "the --collect folder's rows");
+        guard.output(csv, a.csv.empty() ? "--collect (the CSV)" : "--csv");
+        guard.check();
         return finish(sweep, collect_slurm_rows(sweep, a.collect_dir), csv);
     }
     return run_here(sweep, a);

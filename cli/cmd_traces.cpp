@@ -3,7 +3,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/output_path.h"
+#include "cli/io/atomic_output.h"
+#include "cli/io/output_guard.h"
+#include "cli/option_values.h"
 #include "cli/trace_scenario.h"
 #include "traces/chrome_export.h"
 #include "traces/json_output.h"
@@ -18,6 +20,7 @@ void add_diff_command(CLI::App& app, Action& action) {
         std::string align = "entry";
         bool json = false;
         DiffOptions options;
+        CLI::Option* tolerance = nullptr;
     };
     auto args = std::make_shared<Args>();
     CLI::App* sub = app.add_subcommand("diff", "Compare two traces: outcome, final memory bytes, then timing");
@@ -25,10 +28,9 @@ void add_diff_command(CLI::App& app, Action& action) {
     sub->add_option("b", args->b, "Second trace, the timing reference (e.g. the device's)")
         ->required()
         ->check(CLI::ExistingFile);
-    sub->add_option("--tolerance", args->options.tolerance,
+    args->tolerance = sub->add_option("--tolerance", args->options.tolerance,
                     "Relative timing error above which a row is marked (timing never fails the diff)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+        ->capture_default_str();  // range-checked in the action: CLI11's number check lets nan through
     sub->add_option("--top", args->options.top, "Rows in the worst-offender timing table")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
@@ -41,6 +43,8 @@ void add_diff_command(CLI::App& app, Action& action) {
                 "counts as agreeing); 1 they do not; 2 a trace cannot be read.");
     sub->callback([args, &action] {
         action = [args] {
+            if (args->tolerance->count() > 0)
+                require_finite_non_negative("--tolerance", args->tolerance->results().at(0), args->options.tolerance);
             TraceFile a = read_trace_file(args->a), b = read_trace_file(args->b);
             DiffOptions options = args->options;
             options.align_first_op = args->align == "first-op";
@@ -75,19 +79,26 @@ void add_export_command(CLI::App& app, Action& action) {
     auto args = std::make_shared<Args>();
     CLI::App* sub = app.add_subcommand("export", "Convert a trace to Chrome trace-event JSON (opens in Perfetto)");
     sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
-    sub->add_option("--output,-o", args->output, "Chrome trace JSON to write")->required();
+    sub->add_option("--output,-o", args->output, "Chrome trace JSON to write; - for standard output")->required();
     sub->callback([args, &action] {
         action = [args] {
-            require_output_folder(args->output);
-            refuse_overwriting_input(args->output, {args->trace}, "--output");
+            OutputGuard guard;
+            guard.input(args->trace, "the trace");
+            guard.output(args->output, "--output", OutputGuard::Kind::file_or_stdout);
+            guard.check();  // before reading a large trace, for the plain cases
             TraceFile t = read_trace_file(args->trace);
+            add_trace_inputs(guard, args->trace, t);
+            guard.check();  // and its sidecars and scenario, which only the trace names
             // The scenario, where it is still there, says which barrier phase each wait
             // waited for, so flows reach waits that did not block.
             const auto scenario = scenario_of_trace(t.result.provenance);
             const WaitTargets targets = scenario ? wait_targets_of(scenario->scenario, t.result) : WaitTargets();
-            write_chrome_trace_file(t.result, args->output, t.op_names, scenario ? &targets : nullptr);
-            std::cout << args->output << ": " << t.result.events.size()
-                      << " events; open it in https://ui.perfetto.dev\n";
+            AtomicOutput out(args->output);
+            write_chrome_trace(t.result, out.stream(), t.op_names, scenario ? &targets : nullptr);
+            out.commit();
+            // The JSON alone goes to standard output when it is written there.
+            (args->output == "-" ? std::cerr : std::cout)
+                << args->output << ": " << t.result.events.size() << " events; open it in https://ui.perfetto.dev\n";
             return static_cast<int>(kOk);
         };
     });

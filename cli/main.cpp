@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/heap_pages.h"
+#include "cli/io/atomic_output.h"
 #include "cli/stack_pool.h"
 #include "scenarios/source_loc.h"
 #include "traces/trace_error.h"
@@ -53,7 +54,12 @@ int main(int argc, char** argv) {
     }
 
     try {
-        return action ? action() : kBadInput;
+        if (!action) return kBadInput;
+        const int code = action();
+        // What went to standard output must have arrived (`> /dev/full`, a closed pipe):
+        // a verdict nobody could read is no success.
+        check_stdout();
+        return code;
     } catch (const tmasim::ScenarioError& e) {
         std::cerr << one_line(e.what()) << '\n';  // already "file:line:col: error: key: message"
     } catch (const tmasim::TraceError& e) {

@@ -36,7 +36,7 @@ constexpr double kSanitizerGraceSeconds = 300.0;
 
 bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
 
-std::string self_path() {
+std::string tmasim_binary_path() {
     std::error_code ec;
     const fs::path p = fs::read_symlink("/proc/self/exe", ec);
     if (ec) throw std::runtime_error("--sanitize: cannot find the tmasim binary: " + ec.message());
@@ -147,7 +147,7 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     std::vector<std::string> args = {sanitizer, "--tool", tool, "--log-file", log, "--print-limit", "300",
                                      "--show-backtrace", "device"};
     if (tool == "racecheck") args.insert(args.end(), {"--racecheck-report", "all"});
-    args.insert(args.end(), {self_path(), "run", s.file, "--backend", "device", "--no-isolation", "--line-info",
+    args.insert(args.end(), {tmasim_binary_path(), "run", s.file, "--backend", "device", "--no-isolation", "--line-info",
                              "--quiet", "--watchdog", fmt::format("{}", options.watchdog_seconds), "--trace",
                              to_string(options.trace), "--shared-dump", options.shared_dump ? "on" : "off",
                              "--output", trace, "--warm-launches", "0"});  // one launch: one report per hazard

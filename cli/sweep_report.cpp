@@ -1,11 +1,12 @@
 #include "cli/sweep_report.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "cli/io/atomic_output.h"
 
 namespace tmasim::cli {
 namespace {
@@ -84,10 +85,7 @@ std::string sweep_csv(const Sweep& sweep, const std::vector<BatchRow>& rows) {
 }
 
 void write_sweep_csv(const Sweep& sweep, const std::vector<BatchRow>& rows, const std::string& path) {
-    std::ofstream out(path, std::ios::binary);
-    out << sweep_csv(sweep, rows);
-    out.close();
-    if (!out) throw std::runtime_error("--csv " + path + ": cannot write the file");
+    write_text_output(path, sweep_csv(sweep, rows));
 }
 
 }  // namespace tmasim::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "scenarios/checked_size.h"
 #include "scenarios/values.h"
 
 namespace tmasim {
@@ -53,6 +54,9 @@ LinearLayout read_linear(MapReader& m) {
     m.only_keys(keys);
     LinearLayout l;
     l.shape = m.int_list("shape", 1, kMaxRank, 1, 1 << 16);
+    if (!checked_product(l.shape, kMaxTileElements))
+        m.fail("shape", shape_text(l.shape) + " is more than " + std::to_string(kMaxTileElements) +
+                            " elements; allowed: at most " + std::to_string(kMaxTileElements) + " (a tile's limit)");
     l.reg = read_bases(m, "reg", l.shape.size());
     l.lane = read_bases(m, "lane", l.shape.size());
     l.warp = read_bases(m, "warp", l.shape.size());
@@ -184,7 +188,8 @@ TileDecl read_tile_decl(const std::string& name, MapReader& m, const SourceLoc& 
         if ((s & (s - 1)) != 0) m.fail("shape", std::to_string(s) + " is not a power of two; allowed: 1, 2, 4, ... (Triton's tiles)");
         n *= s;
     }
-    if (n > (int64_t(1) << 16)) m.fail("shape", "a tile of " + std::to_string(n) + " elements; allowed: at most 65536");
+    if (n > kMaxTileElements)
+        m.fail("shape", "a tile of " + std::to_string(n) + " elements; allowed: at most " + std::to_string(kMaxTileElements));
     t.layout = m.string("layout");
     const LayoutDecl* l = sc.find_layout(t.layout);
     if (!l) m.fail("layout", "no layout named '" + t.layout + "' in layouts");

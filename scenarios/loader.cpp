@@ -5,7 +5,8 @@
 #include <fstream>
 #include <map>
 
-
+#include "scenarios/checked_size.h"
+#include "scenarios/init_loader.h"
 #include "scenarios/kernel_loader.h"
 #include "scenarios/layout_loader.h"
 #include "scenarios/op_loader.h"
@@ -17,6 +18,13 @@
 
 namespace tmasim {
 namespace {
+
+// Limits on products of sizes (checked_size.h). A tensor's bytes; a grid's CTAs, which the
+// IR counts in an int; a shared buffer's bytes past which no sum of buffers could be
+// computed (the validator's own limit, 232448 bytes in all, refuses far less).
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 30;
+constexpr int64_t kMaxCtas = INT32_MAX;
+constexpr int64_t kMaxSharedBufferBytes = int64_t(1) << 40;
 
 const char* kTopKeys =
     "scenario, summary, source, arch, launch, global, tensormaps, shared, barriers, accumulators, layouts, tiles, program, "
@@ -70,7 +78,13 @@ Launch read_launch(MapReader& m, bool kernel) {
     Launch l;
     l.loc = m.loc();
     l.grid.clear();
-    for (int64_t g : m.int_list("grid", 1, 3, 1, 65535)) l.grid.push_back(static_cast<int>(g));
+    const std::vector<int64_t> grid = m.int_list("grid", 1, 3, 1, 65535);
+    // Each extent is bounded, their product is not: 65535^3 CTAs wrapped the int count to 1.
+    if (!checked_product(grid, kMaxCtas))
+        m.fail("grid", shape_text(grid) + " is more than " + std::to_string(kMaxCtas) +
+                           " CTAs; allowed: a product of at most " + std::to_string(kMaxCtas) +
+                           " CTAs (the backends launch the grid 1-D, gridDim.x < 2^31)");
+    for (int64_t g : grid) l.grid.push_back(static_cast<int>(g));
     l.cluster.clear();
     if (m.has("cluster")) {
         // 8 CTAs is the portable cluster size (PG 1.2.2.1); larger needs a non-portable opt-in.
@@ -87,37 +101,6 @@ Launch read_launch(MapReader& m, bool kernel) {
                               std::to_string(l.cluster_size()) + "; allowed: a cluster size that divides the grid");
     m.finish(kernel ? "grid, cluster, block, dynamic_shared" : "grid, cluster, block");
     return l;
-}
-
-InitSpec read_init(const YAML::Node& n, const std::string& file, const std::string& path) {
-    InitSpec init;
-    if (n.IsScalar()) {
-        if (n.Scalar() == "iota") {
-            init.kind = InitSpec::Kind::iota;
-            return init;
-        }
-        throw ScenarioError(loc_of(n, file), path,
-                            "unknown init \"" + n.Scalar() + "\"; allowed: iota, {fill: v}, {random: {seed, min, max}}");
-    }
-    MapReader m(n, file, path);
-    m.only_keys("fill, random");
-    if (m.has("fill")) {
-        init.kind = InitSpec::Kind::fill;
-        init.fill_value = m.number("fill");
-    } else if (m.has("random")) {
-        init.kind = InitSpec::Kind::random;
-        MapReader r(m.node("random"), file, m.key_path("random"));
-        r.only_keys("seed, min, max");
-        init.seed = static_cast<uint64_t>(r.integer("seed", 0, INT64_MAX));
-        init.min = r.has("min") ? r.number("min") : 0.0;
-        init.max = r.has("max") ? r.number("max") : 1.0;
-        r.finish("seed, min, max");
-        if (init.max < init.min) r.fail("max", "max is below min");
-    } else {
-        m.fail("init", "expected iota, {fill: v} or {random: {seed, min, max}}");
-    }
-    m.finish("fill, random");
-    return init;
 }
 
 // Every declared name, across sections: the device backend turns names into C++
@@ -216,11 +199,16 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         t.loc = loc;
         t.type = read_dtype(m);
         t.shape = m.int_list("shape", 1, 5, 1, int64_t(1) << 32);
-        t.init = m.has("init") ? read_init(m.node("init"), file, m.key_path("init")) : InitSpec{};
+        t.init = m.has("init") ? read_init(m.node("init"), t.type, file, m.key_path("init")) : InitSpec{};
         if (m.has("compare")) t.compare = read_compare(m, t.type);
         m.finish("type, shape, init, compare");
-        if (t.size_bytes() > (int64_t(1) << 30))
-            m.fail("shape", "tensor is larger than 1 GiB; allowed: at most 1 GiB per tensor");
+        // Checked: [2^32, 2^32] u8 wrapped int64 to 0 bytes and validated.
+        std::vector<int64_t> factors = t.shape;
+        factors.push_back(dtype_size(t.type));
+        if (!checked_product(factors, kMaxTensorBytes))
+            m.fail("shape", "tensor is larger than 1 GiB: " + shape_text(t.shape) + " elements of " +
+                                std::to_string(dtype_size(t.type)) + " byte(s); allowed: at most 1 GiB (" +
+                                std::to_string(kMaxTensorBytes) + " bytes) per tensor");
         sc.globals.push_back(t);
     });
     for_each_entry(top, "tensormaps", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
@@ -262,6 +250,15 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         if ((b.align & (b.align - 1)) != 0) m.fail("align", std::to_string(b.align) + " is not a power of two; allowed: 16, 32, ..., 1024");
         b.array = m.integer_or("array", 0, 1, 64);
         m.finish("type, shape, align, array");
+        // Checked here, where the product can still be named: the validator adds the buffers'
+        // sizes (a total past 227 KB is its refusal), and five extents of 232448 wrap int64.
+        std::vector<int64_t> factors = b.shape;
+        factors.insert(factors.end(), {dtype_size(b.type), b.count()});
+        if (!checked_product(factors, kMaxSharedBufferBytes))
+            m.fail("shape", "shared buffer too large: " + shape_text(b.shape) + " elements of " +
+                                std::to_string(dtype_size(b.type)) + " byte(s)" +
+                                (b.array ? " x " + std::to_string(b.array) + " copies" : std::string()) +
+                                "; allowed: at most 232448 bytes of shared memory (227 KB per block on sm_90)");
         sc.shared.push_back(b);
     });
     for_each_entry(top, "barriers", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -221,7 +222,8 @@ void check_hash(LineFields& f, const MemoryImage& m, int version, const std::str
         f.fail("memory '" + m.name + "': " + algorithm + " " + hash + " does not match its bytes" + where);
 }
 
-MemoryImage read_memory(LineFields& f, int version, const std::string& trace_path) {
+MemoryImage read_memory(LineFields& f, int version, const std::string& trace_path,
+                        std::vector<std::string>& sidecars) {
     MemoryImage m;
     m.name = f.str("name");
     m.space = f.str("space");
@@ -262,6 +264,9 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
                    std::to_string(kMaxSidecarBytes));
         std::string sidecar = f.str("sidecar");
         m.bytes = read_sidecar_bytes(f, trace_path, sidecar, f.u64("offset"), size);
+        const std::string sidecar_path = folder_of(trace_path) + sidecar;
+        if (std::find(sidecars.begin(), sidecars.end(), sidecar_path) == sidecars.end())
+            sidecars.push_back(sidecar_path);
         check_hash(f, m, version, " in sidecar '" + sidecar + "'");
         return m;
     }
@@ -404,7 +409,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
         case Section::header: version = read_header(f, r.provenance); break;
         case Section::event: r.events.push_back(read_event(f, file.op_names, version)); break;
         case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
-        case Section::memory: r.memory.push_back(read_memory(f, version, path)); break;
+        case Section::memory: r.memory.push_back(read_memory(f, version, path, file.sidecars)); break;
         case Section::outcome: r.outcome = f.outcome("outcome"); saw_outcome = true; break;
         }
         f.finish();

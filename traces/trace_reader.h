@@ -24,6 +24,9 @@ constexpr uint64_t kMaxSidecarBytes = uint64_t(4) << 30;
 struct TraceFile {
     RunResult result;
     OpNames op_names;  // from the events' "name" fields (RunResult has no place for them)
+    // The sidecar files its memory lines read, as paths: a command that writes files must
+    // not write over them (cli/io/output_guard.h).
+    std::vector<std::string> sidecars;
 };
 
 TraceFile read_trace_file(const std::string& path);

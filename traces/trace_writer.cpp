@@ -259,6 +259,15 @@ void write_trace(const RunResult& result, std::ostream& out, const OpNames& name
     write_trace_to(result, out, names, nullptr, "", options);
 }
 
+bool trace_wants_sidecar(const RunResult& result, const TraceWriteOptions& options) {
+    return wants_sidecar(result, options);
+}
+
+void write_trace_with_sidecar(const RunResult& result, std::ostream& out, std::ostream* sidecar,
+                              const std::string& sidecar_name, const OpNames& names, const TraceWriteOptions& options) {
+    write_trace_to(result, out, names, sidecar, sidecar_name, options);
+}
+
 void write_trace_file(const RunResult& result, const std::string& path, const OpNames& names,
                       const TraceWriteOptions& options) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -49,6 +49,14 @@ void write_trace(const RunResult& result, std::ostream& out, const OpNames& name
 // only the size and hash are written unless options.all_memory_bytes.
 void write_trace_file(const RunResult& result, const std::string& path, const OpNames& names = {},
                       const TraceWriteOptions& options = {});
+// The two halves of write_trace_file, for a caller that places the files itself (the CLI
+// writes each under a temporary name and renames it into place, cli/io/atomic_output.h):
+// whether the trace puts images into a sidecar, and the trace and that sidecar to streams,
+// the trace naming the sidecar `sidecar_name` (a file name in the trace's folder).
+bool trace_wants_sidecar(const RunResult& result, const TraceWriteOptions& options = {});
+void write_trace_with_sidecar(const RunResult& result, std::ostream& out, std::ostream* sidecar,
+                              const std::string& sidecar_name, const OpNames& names = {},
+                              const TraceWriteOptions& options = {});
 // "<trace>.mem": where write_trace_file puts the bytes of large images.
 std::string sidecar_path_of(const std::string& trace_path);
 

@@ -1,0 +1,15 @@
+#pragma once
+// A global tensor's `init` (iota, {fill: v}, {random: {seed, min, max}}), read and checked
+// against the tensor's element type: a value that does not fit the type would be stored
+// changed (i32 fill 1.5 as 1, 2^31 as -2^31, u8 300 as 44 and -1 as 255, f16 70000 as inf),
+// so it is refused at its key with the type's range.
+#include <string>
+
+#include "scenarios/ir.h"
+#include "scenarios/yaml_access.h"
+
+namespace tmasim {
+
+InitSpec read_init(const YAML::Node& n, DType type, const std::string& file, const std::string& path);
+
+}  // namespace tmasim
