@@ -6,12 +6,14 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "scenarios/values.h"
 #include "traces/event_line_reader.h"
 #include "traces/trace_limits.h"
+#include "traces/trace_writer.h"
 
 namespace tmasim {
 namespace {
@@ -48,7 +50,10 @@ public:
     std::string str(const std::string& key) {
         const Json& v = get(key);
         if (!v.is_string()) fail(type_ + ": '" + key + "' must be a string");
-        return v.get<std::string>();
+        std::string s = v.get<std::string>();
+        // "big.jsonl.mem\u0000x" would open big.jsonl.mem: no name, path or text holds a NUL.
+        if (s.find('\0') != std::string::npos) fail(type_ + ": '" + key + "' holds a NUL character (\\u0000)");
+        return s;
     }
     // Every integer is range-checked: a value the writer never produces (a time near 2^63,
     // a CTA of 2^31) would otherwise wrap here or overflow later in diff and export.
@@ -95,7 +100,10 @@ public:
         if (!v.is_object()) fail(type_ + ": '" + key + "' must be an object of strings");
         for (auto it = v.begin(); it != v.end(); ++it) {
             if (!it.value().is_string()) fail(type_ + ": '" + key + "." + it.key() + "' must be a string");
-            out[it.key()] = it.value().get<std::string>();
+            const std::string v = it.value().get<std::string>();
+            if (v.find('\0') != std::string::npos || it.key().find('\0') != std::string::npos)
+                fail(type_ + ": '" + key + "." + it.key() + "' holds a NUL character (\\u0000)");
+            out[it.key()] = v;
         }
         return out;
     }
@@ -358,6 +366,35 @@ private:
 
 }  // namespace
 
+// Parses one line's JSON, refusing an object that names a key twice (nlohmann keeps the last in
+// silence: a trace whose "outcome" says ok and then hang would read as hang). A line the parser
+// rejects comes back discarded, as without the check.
+Json parse_line(const std::string& line, const std::string& path, int line_no) {
+    std::vector<std::set<std::string>> keys;  // one per open object
+    std::string duplicate;
+    Json j = Json::parse(
+        line,
+        [&](int, Json::parse_event_t event, Json& parsed) {
+            if (event == Json::parse_event_t::object_start) keys.emplace_back();
+            else if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+            else if (event == Json::parse_event_t::key && !keys.empty() && duplicate.empty() &&
+                     !keys.back().insert(parsed.get<std::string>()).second)
+                duplicate = parsed.get<std::string>();
+            return true;
+        },
+        false);
+    if (!duplicate.empty() && !j.is_discarded())
+        throw TraceError(path, line_no, "the key '" + duplicate + "' appears twice in one object");
+    return j;
+}
+
+// Two events out of trace order, or an image named twice: a trace the writer did not write.
+void check_event_order(const std::vector<TraceEvent>& events, const std::string& path, int line_no) {
+    if (events.size() >= 2 && event_order(events.back(), events[events.size() - 2]))
+        throw TraceError(path, line_no,
+                         "event out of trace order (traces/FORMAT.md: events sorted by cta, t, op, warp, lane, kind)");
+}
+
 TraceFile parse_trace(std::istream& in, const std::string& path) {
     TraceFile file;
     RunResult& r = file.result;
@@ -367,6 +404,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
     int line_no = 0;
     LineReader lines(in, path);
     std::string line, fast_name;
+    std::set<std::tuple<std::string, std::string, int>> images;  // (space, name, cta) read so far
     while (lines.next(line, line_no + 1)) {
         ++line_no;
         if (saw_outcome) throw TraceError(path, line_no, "text after the outcome line");
@@ -378,11 +416,12 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
             if (read_event_line_fast(line, version, e, fast_name)) {
                 if (!fast_name.empty()) file.op_names[e.op] = fast_name;
                 r.events.push_back(std::move(e));
+                check_event_order(r.events, path, line_no);
                 section = Section::event;
                 continue;
             }
         }
-        Json j = Json::parse(line, nullptr, false);
+        Json j = parse_line(line, path, line_no);
         if (j.is_discarded()) throw TraceError(path, line_no, "invalid JSON (truncated or corrupt line)");
         if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
             throw TraceError(path, line_no, "expected a JSON object with a string 'type'");
@@ -407,9 +446,17 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
 
         switch (s) {
         case Section::header: version = read_header(f, r.provenance); break;
-        case Section::event: r.events.push_back(read_event(f, file.op_names, version)); break;
+        case Section::event:
+            r.events.push_back(read_event(f, file.op_names, version));
+            check_event_order(r.events, path, line_no);
+            break;
         case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
-        case Section::memory: r.memory.push_back(read_memory(f, version, path, file.sidecars)); break;
+        case Section::memory:
+            r.memory.push_back(read_memory(f, version, path, file.sidecars));
+            if (!images.insert({r.memory.back().space, r.memory.back().name, r.memory.back().cta}).second)
+                f.fail("memory: the image " + r.memory.back().space + " " + r.memory.back().name + " (cta " +
+                       std::to_string(r.memory.back().cta) + ") appears twice");
+            break;
         case Section::outcome: r.outcome = f.outcome("outcome"); saw_outcome = true; break;
         }
         f.finish();

@@ -122,12 +122,12 @@ void write_memory_line(std::ostream& out, const MemoryImage& m, ImagePlacement p
     out << line << '\n';
 }
 
+}  // namespace
+
 bool event_order(const TraceEvent& a, const TraceEvent& b) {
     return std::make_tuple(a.cta, a.t, a.op, a.warp, a.lane, static_cast<int>(a.kind)) <
            std::make_tuple(b.cta, b.t, b.op, b.warp, b.lane, static_cast<int>(b.kind));
 }
-
-}  // namespace
 
 OpNames op_names_of(const Scenario& scenario) {
     OpNames names;

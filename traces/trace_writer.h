@@ -62,6 +62,8 @@ std::string sidecar_path_of(const std::string& trace_path);
 
 // The events in FORMAT.md order: (cta, t, op, warp, lane, kind), stable for ties.
 std::vector<const TraceEvent*> events_in_trace_order(const RunResult& result);
+// The trace order of events (FORMAT.md): by CTA, time, op, warp, lane, kind.
+bool event_order(const TraceEvent& a, const TraceEvent& b);
 
 // Lowercase hex of bytes, two digits per byte (memory images).
 std::string to_hex(const std::vector<uint8_t>& bytes);
