@@ -94,6 +94,7 @@ bool read_detail(Cursor& c, std::map<std::string, std::string>& detail) {
         if (!c.string(key) || !c.literal(":") || !c.string(value)) return false;
         // Ascending, as a map writes them; a repeated key is left to the general path.
         if (!detail.empty() && !(detail.rbegin()->first < key)) return false;
+        if (detail.size() >= trace_limits::kMaxDetailKeys) return false;  // the general path says why
         detail.emplace_hint(detail.end(), key, value);
         if (c.literal("}")) return true;
         if (!c.literal(",")) return false;

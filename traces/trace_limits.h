@@ -14,5 +14,8 @@ constexpr int kMaxLane = 31;
 constexpr size_t kMaxIters = 16;      // loops nest at most 16 deep
 constexpr int64_t kMaxIter = 65535;   // a loop runs at most 65536 times
 constexpr int kMaxClockMhz = 100000;
+// A detail map (an event's or a diagnostic's) has a handful of keys; a 200k-key one made export
+// quadratic (27 s). The model's largest has under 20.
+constexpr size_t kMaxDetailKeys = 256;
 
 }  // namespace tmasim::trace_limits

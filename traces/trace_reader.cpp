@@ -98,6 +98,9 @@ public:
         const Json& v = get(key);
         std::map<std::string, std::string> out;
         if (!v.is_object()) fail(type_ + ": '" + key + "' must be an object of strings");
+        if (v.size() > trace_limits::kMaxDetailKeys)
+            fail(type_ + ": '" + key + "' has " + std::to_string(v.size()) + " keys; allowed: at most " +
+                 std::to_string(trace_limits::kMaxDetailKeys));
         for (auto it = v.begin(); it != v.end(); ++it) {
             if (!it.value().is_string()) fail(type_ + ": '" + key + "." + it.key() + "' must be a string");
             const std::string v = it.value().get<std::string>();
