@@ -1,6 +1,7 @@
 #include "scenarios/op_loader.h"
 
 #include <regex>
+#include <set>
 
 #include "scenarios/yaml_access.h"
 
@@ -316,9 +317,12 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     case OpFamily::loop: {
         op.var = m.string("var");
         static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-        if (op.var.size() > kMaxNameLength || !std::regex_match(op.var, ident) || op.var == "cta" || op.var == "x" ||
-            op.var == "idx")
-            m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx");
+        // tid, lane and warp are the thread's own variables in every expression: a loop variable
+        // of that name was read as the loop's by the model and as the thread's by the device.
+        static const std::set<std::string> reserved = {"cta", "x", "idx", "tid", "lane", "warp"};
+        if (op.var.size() > kMaxNameLength || !std::regex_match(op.var, ident) || reserved.count(op.var))
+            m.fail("var", "\"" + op.var + "\" is not a usable loop variable; allowed: a name other than cta, x, idx, "
+                          "tid, lane, warp");
         op.loop_count = m.expr("count");
         YAML::Node body = m.node("body");
         if (loop_depth(path) >= kMaxLoopDepth)
