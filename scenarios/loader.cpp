@@ -149,7 +149,8 @@ void for_each_entry(MapReader& top, const std::string& key, DeclaredNames& names
         names.add(key, name, loc_of(it->first, top.file()));
         // `bar:` with no value is an empty declaration, like `bar: {}`.
         YAML::Node value = it->second.IsNull() ? YAML::Node(YAML::NodeType::Map) : it->second;
-        fn(name, MapReader(value, top.file(), path), loc_of(it->first, top.file()));
+        const SourceLoc at = loc_of(it->first, top.file());
+        fn(name, MapReader(value, top.file(), path, at), at);
     }
 }
 

@@ -82,6 +82,11 @@ int64_t checked_integer(const YAML::Node& n, const SourceLoc& loc, const std::st
 
 }  // namespace
 
+MapReader::MapReader(const YAML::Node& node, std::string file, std::string path, const SourceLoc& at)
+    : MapReader(node, std::move(file), std::move(path)) {
+    if (loc_.line == 0) loc_ = at;
+}
+
 MapReader::MapReader(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)), loc_(loc_of(node, file_)) {
     if (!node_.IsMap())

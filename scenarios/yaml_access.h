@@ -43,6 +43,9 @@ SourceLoc loc_of(const YAML::Node& node, const std::string& file);
 class MapReader {
 public:
     MapReader(const YAML::Node& node, std::string file, std::string path);
+    // A mapping made in place of an empty value (`A:` with nothing after it) has no position in
+    // the file: its errors point at `at`, the key it stands for, not at 0:0.
+    MapReader(const YAML::Node& node, std::string file, std::string path, const SourceLoc& at);
 
     bool has(const std::string& key) const;
     YAML::Node node(const std::string& key);          // required
