@@ -18,6 +18,7 @@
 #include "cli/expectation.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
+#include "cli/io/printable.h"
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "device/device_unavailable.h"
@@ -36,10 +37,7 @@ bool under_invalid(const fs::path& rel) {
     return false;
 }
 
-std::string one_line(std::string text) {
-    std::replace(text.begin(), text.end(), '\n', ' ');
-    return text;
-}
+std::string one_line(const std::string& text) { return printable_line(text); }
 
 // "guide/a.yaml" -> DIR/guide/a.jsonl
 std::string trace_path(const std::string& dir, const std::string& rel) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/io/printable.h"
 #include "cli/teaching.h"
 
 namespace tmasim::cli {
@@ -19,7 +20,7 @@ void add_explain_command(CLI::App& app, Action& action) {
                 return kOk;
             }
             if (print_rule_explanation(*rule, std::cout)) return kOk;
-            std::cerr << "tmasim: error: explain: unknown rule id '" << *rule
+            std::cerr << "tmasim: error: explain: unknown rule id '" << printable_line(*rule)
                       << "'; `tmasim explain` lists the known ids\n";
             return kBadInput;
         };

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/io/printable.h"
 #include "scenarios/checked_size.h"
 #include "scenarios/layout_loader.h"
 #include "scenarios/loader.h"
@@ -101,9 +102,9 @@ void add_layout_command(CLI::App& app, Action& action) {
                 std::cout << (args->linear ? linear_text(l) + "\n" : ownership_map(l));
                 return kOk;
             } catch (const ScenarioError& e) {
-                std::cerr << e.what() << '\n';
+                std::cerr << printable_line(e.what()) << '\n';
             } catch (const std::invalid_argument& e) {
-                std::cerr << "tmasim: error: layout: " << e.what() << '\n';
+                std::cerr << "tmasim: error: layout: " << printable_line(e.what()) << '\n';
             }
             return kBadInput;
         };

@@ -15,6 +15,7 @@
 #include "cli/option_values.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
+#include "cli/io/printable.h"
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
@@ -216,7 +217,7 @@ int run(RunArgs& a) {
                 result = run_device(scenario, opt);
             } catch (const device::DeviceUnavailable& e) {
                 // The line run_sanitized reads to tell "not here" (skipped) from an error.
-                std::cerr << kDeviceUnavailablePrefix << e.what() << '\n';
+                std::cerr << kDeviceUnavailablePrefix << printable_line(e.what()) << '\n';
                 return kBadInput;
             }
         } else {

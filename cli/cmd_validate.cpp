@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/io/printable.h"
 #include "scenarios/loader.h"
 #include "scenarios/source_loc.h"
 
@@ -24,7 +25,7 @@ void add_validate_command(CLI::App& app, Action& action) {
                     std::cout << file << ": ok (scenario " << s.name << ", " << s.all_ops().size() << " ops)\n";
                 } catch (const ScenarioError& e) {
                     ++bad;
-                    std::cerr << e.what() << '\n';  // "file:line:col: error: key: message"
+                    std::cerr << printable_line(e.what()) << '\n';  // "file:line:col: error: key: message"
                 }
             }
             if (bad > 0 && files->size() > 1)

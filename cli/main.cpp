@@ -6,19 +6,16 @@
 #include "cli/commands.h"
 #include "cli/heap_pages.h"
 #include "cli/io/atomic_output.h"
+#include "cli/io/printable.h"
 #include "cli/stack_pool.h"
 #include "scenarios/source_loc.h"
 #include "traces/trace_error.h"
 
 namespace {
 
-// Errors are one line, whatever user text they quote (a scalar may hold newlines).
-std::string one_line(const char* what) {
-    std::string s = what;
-    for (char& c : s)
-        if (c == '\n' || c == '\r') c = ' ';
-    return s;
-}
+// Errors are one line, whatever user text they quote (a scalar may hold newlines or a
+// terminal escape): cli/io/printable.h.
+std::string one_line(const char* what) { return tmasim::cli::printable_line(what); }
 
 }  // namespace
 
