@@ -23,6 +23,9 @@ namespace {
 // IR counts in an int; a shared buffer's bytes past which no sum of buffers could be
 // computed (the validator's own limit, 232448 bytes in all, refuses far less).
 constexpr int64_t kMaxTensorBytes = int64_t(1) << 30;
+// All global tensors of a scenario together: the model keeps each one's declared and final
+// bytes (eight 1 GiB tensors reached 5.3 GiB); the catalog's largest run declares 277 MB.
+constexpr int64_t kMaxGlobalBytes = int64_t(2) << 30;
 constexpr int64_t kMaxCtas = INT32_MAX;
 constexpr int64_t kMaxSharedBufferBytes = int64_t(1) << 40;
 
@@ -193,6 +196,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         MapReader l(top.node("launch"), file, "launch");
         sc.launch = read_launch(l, kernel);
     }
+    int64_t global_bytes = 0;
     for_each_entry(top, "global", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("type, shape, init, compare");
         GlobalTensor t;
@@ -210,6 +214,11 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
             m.fail("shape", "tensor is larger than 1 GiB: " + shape_text(t.shape) + " elements of " +
                                 std::to_string(dtype_size(t.type)) + " byte(s); allowed: at most 1 GiB (" +
                                 std::to_string(kMaxTensorBytes) + " bytes) per tensor");
+        global_bytes += t.size_bytes();
+        if (global_bytes > kMaxGlobalBytes)
+            m.fail("shape", "the global tensors declared up to here total " + std::to_string(global_bytes) +
+                                " bytes; allowed: at most 2 GiB (" + std::to_string(kMaxGlobalBytes) +
+                                " bytes) per scenario");
         sc.globals.push_back(t);
     });
     for_each_entry(top, "tensormaps", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
