@@ -46,8 +46,11 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        // Help and --version are "errors" with code 0; everything else is a usage error.
-        return app.exit(e) == 0 ? kOk : kBadInput;
+        // Help and --version are "errors" with code 0; everything else is a usage error, said
+        // the way every other error is ("tmasim: error: ..."), which CLI11's own lines are not.
+        if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kOk : kBadInput;
+        std::cerr << "tmasim: error: " << one_line(e.what()) << "\nRun with --help for more information.\n";
+        return kBadInput;
     }
 
     try {
