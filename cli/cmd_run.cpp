@@ -1,5 +1,5 @@
-// tmasim run FILE --backend model|device: run one scenario, write its trace, check `expect`.
-// tmasim run DIR_OR_FILES... --backend model|device [-o DIR] [--diff-against DIR]: batch
+// tmasim run FILE [--backend model|device (default model)]: run one scenario, write its trace, check `expect`.
+// tmasim run DIR_OR_FILES... [--backend model|device (default model)] [-o DIR] [--diff-against DIR]: batch
 // mode (batch_run.h), for a directory, several files, or --diff-against.
 #include <filesystem>
 #include "cli/scenario_load.h"
@@ -275,8 +275,9 @@ void add_run_command(CLI::App& app, Action& action) {
                     "walked for *.yaml, skipping `invalid` folders)")
         ->required()
         ->check(CLI::ExistingPath);
-    sub->add_option("--backend,-b", a->backend, "Where to run it")
-        ->required()
+    // The model needs no GPU, so it is the default; the GPU is asked for (--backend device).
+    sub->add_option("--backend,-b", a->backend, "Where to run it: model (the default: no GPU needed) or device (a Hopper GPU)")
+        ->default_val("model")
         ->check(CLI::IsMember({"model", "device"}));
     sub->add_option("--output,-o", a->output,
                     "Write the trace (JSONL) to this file; batch mode: one trace per scenario under this "
