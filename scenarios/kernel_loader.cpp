@@ -104,7 +104,8 @@ KernelParam read_param(const YAML::Node& n, const std::string& file, const std::
         } else {
             const int64_t bits = 8 * kernel_scalar_bytes(scalar);
             const bool is_signed = scalar[0] == 'i';
-            const int64_t lo = is_signed ? -(int64_t(1) << (bits - 1)) : 0;
+            // 2^63 does not fit int64: i64's lower bound is INT64_MIN itself, not a negated shift.
+            const int64_t lo = !is_signed ? 0 : bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
             const int64_t hi = bits == 64 ? INT64_MAX : is_signed ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
             p.integer = m.integer(scalar, lo, hi);
         }
