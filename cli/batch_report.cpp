@@ -65,7 +65,7 @@ std::string verdict_counts(const std::vector<BatchRow>& rows, const std::string&
     }
     std::string text = fmt::format("{} {}: {} agree, {} disagree, {} skipped", rows.size(), what, agree, disagree,
                                    skipped);
-    if (errors > 0) text += fmt::format(", {} errors", errors);
+    if (errors > 0) text += fmt::format(", {} error{}", errors, errors == 1 ? "" : "s");
     return text;
 }
 

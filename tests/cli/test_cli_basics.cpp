@@ -79,6 +79,20 @@ TEST_CASE("validate rejects a malformed scenario with file:line:col on stderr", 
     CHECK(all.err.find("tmasim: 3 of 4 files are invalid") != std::string::npos);
 }
 
+TEST_CASE("validate DIR checks every scenario run DIR would run", "[cli]") {
+    const auto dir = run_cli("validate scenarios/catalog/teach");
+    INFO(dir.err);
+    CHECK(dir.code == 0);
+    CHECK(dir.out.find("scenarios/catalog/teach/01_tma_load_ok.yaml: ok") != std::string::npos);
+    size_t oks = 0;
+    for (size_t at = dir.out.find(": ok ("); at != std::string::npos; at = dir.out.find(": ok (", at + 1)) ++oks;
+    CHECK(oks >= 20);
+    // The refused examples are a folder named invalid: given as the directory, each is checked.
+    const auto invalid = run_cli("validate scenarios/catalog/invalid");
+    CHECK(invalid.code == 2);
+    CHECK(invalid.err.find(" files are invalid") != std::string::npos);
+}
+
 TEST_CASE("codegen --cubin keeps the NVRTC-compiled kernel and needs --compile", "[cli]") {
     const std::string cubin = scratch("bulk_add_one_1d.cubin");
     CHECK(run_cli("codegen scenarios/catalog/guide/bulk_add_one_1d.yaml -q --cubin '" + cubin + "'").code == 2);

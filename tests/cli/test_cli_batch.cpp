@@ -104,7 +104,7 @@ TEST_CASE("a scenario that does not load is an error row, the batch goes on and 
     CHECK(r.code == 2);
     CHECK(row_of(r.out, "not_a_scenario.yaml").find(" error ") != std::string::npos);
     CHECK(row_of(r.out, "bulk_add_one_1d.yaml").find(" PASS") != std::string::npos);
-    CHECK(tmasim_test::last_line(r.out) == "2 scenarios: 1 agree, 0 disagree, 0 skipped, 1 errors");
+    CHECK(tmasim_test::last_line(r.out) == "2 scenarios: 1 agree, 0 disagree, 0 skipped, 1 error");
 }
 
 TEST_CASE("device batch without a CUDA driver: every scenario skipped with the reason, exit 2",
