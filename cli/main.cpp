@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     pool_coroutine_stacks();
     CLI::App app{"tmasim: run YAML scenarios of GPU asynchronous data movement (TMA, mbarriers, bulk copies)\n"
                  "on a SystemC model or a real Hopper GPU, and compare the traces."};
-    app.set_version_flag("--version", std::string("tmasim ") + TMASIM_VERSION);
+    app.set_version_flag("--version", std::string("tmasim ") + TMASIM_VERSION + " (commit " + TMASIM_COMMIT + ")");
     app.require_subcommand(1);
     app.footer("Exit codes: 0 ok; 1 a mismatch (outcome, expectation or bytes); "
                "2 bad input, usage error, or a run that could not be done.");
