@@ -37,8 +37,6 @@ bool under_invalid(const fs::path& rel) {
     return false;
 }
 
-std::string one_line(const std::string& text) { return printable_line(text); }
-
 // "guide/a.yaml" -> DIR/guide/a.jsonl
 std::string trace_path(const std::string& dir, const std::string& rel) {
     return (fs::path(dir) / fs::path(rel).replace_extension(".jsonl")).string();
@@ -62,11 +60,11 @@ bool run_scenario(const Scenario& s, const BatchOptions& o, BatchRow& row, RunRe
     } catch (const device::DeviceUnavailable& e) {
         row.verdict = BatchRow::Verdict::skipped;
         row.result = "skipped";
-        row.why = one_line(e.what());
+        row.why = printable_line(e.what());
     } catch (const std::exception& e) {
         row.verdict = BatchRow::Verdict::error;
         row.result = "error";
-        row.why = one_line(e.what());
+        row.why = printable_line(e.what());
     }
     return false;
 }
@@ -177,7 +175,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
         s = load_bound_scenario(input.path);
     } catch (const std::exception& e) {
         row.result = "error";
-        row.why = one_line(e.what());
+        row.why = printable_line(e.what());
         return finish();
     }
     row.expected = to_string(s.expect.outcome);
@@ -207,7 +205,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
     } catch (const std::exception& e) {
         row.verdict = BatchRow::Verdict::error;
         row.result = "error";
-        row.why = one_line(e.what());
+        row.why = printable_line(e.what());
     }
     for (const HazardVerdict& v : row.hazards) {
         if (v.kind != HazardVerdict::Kind::sanitizer_only) continue;

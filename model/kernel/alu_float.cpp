@@ -59,26 +59,34 @@ uint64_t half_bits(double v, Ty t) {
     return (t == Ty::bf16 || t == Ty::bf16x2) ? float_to_bf16_bits(f) : float_to_f16_bits(f);
 }
 
-double apply(Opc op, double a, double b, double c, bool& ok) {
-    ok = true;
+// The arithmetic both widths share, in the width's own type (an f32 op rounds as f32 does):
+// false for an opcode that is not one of them.
+template <class T>
+bool arith(Opc op, T a, T b, T c, T& out) {
     switch (op) {
-        case Opc::fadd: return a + b;
-        case Opc::fsub: return a - b;
-        case Opc::fmul: return a * b;
-        case Opc::ffma: return std::fma(a, b, c);
-        case Opc::fdiv: return a / b;
-        case Opc::frcp: return 1.0 / a;
-        case Opc::fsqrt: return std::sqrt(a);
-        case Opc::frsqrt: return 1.0 / std::sqrt(a);
-        case Opc::fex2: return std::exp2(a);
-        case Opc::flg2: return std::log2(a);
-        case Opc::fsin: return std::sin(a);
-        case Opc::fcos: return std::cos(a);
-        case Opc::ftanh: return std::tanh(a);
-        case Opc::fabs: return std::fabs(a);
-        case Opc::fneg: return -a;
-        default: ok = false; return 0;
+        case Opc::fadd: out = a + b; return true;
+        case Opc::fsub: out = a - b; return true;
+        case Opc::fmul: out = a * b; return true;
+        case Opc::ffma: out = std::fma(a, b, c); return true;
+        case Opc::fdiv: out = a / b; return true;
+        case Opc::frcp: out = T(1) / a; return true;
+        case Opc::fsqrt: out = std::sqrt(a); return true;
+        case Opc::frsqrt: out = T(1) / std::sqrt(a); return true;
+        case Opc::fex2: out = std::exp2(a); return true;
+        case Opc::flg2: out = std::log2(a); return true;
+        case Opc::fsin: out = std::sin(a); return true;
+        case Opc::fcos: out = std::cos(a); return true;
+        case Opc::ftanh: out = std::tanh(a); return true;
+        case Opc::fabs: out = std::fabs(a); return true;
+        case Opc::fneg: out = -a; return true;
+        default: return false;
     }
+}
+
+double apply(Opc op, double a, double b, double c, bool& ok) {
+    double r = 0;
+    ok = arith(op, a, b, c, r);
+    return r;
 }
 
 double minmax(Opc op, double a, double b, bool nan_wins) {
@@ -91,24 +99,9 @@ double minmax(Opc op, double a, double b, bool nan_wins) {
 }
 
 float f32_op(const DInst& d, float a, float b, float c) {
-    switch (d.op) {
-        case Opc::fadd: return a + b;
-        case Opc::fsub: return a - b;
-        case Opc::fmul: return a * b;
-        case Opc::ffma: return std::fmaf(a, b, c);
-        case Opc::fdiv: return a / b;
-        case Opc::frcp: return 1.0f / a;
-        case Opc::fsqrt: return std::sqrt(a);
-        case Opc::frsqrt: return 1.0f / std::sqrt(a);
-        case Opc::fex2: return std::exp2(a);
-        case Opc::flg2: return std::log2(a);
-        case Opc::fsin: return std::sin(a);
-        case Opc::fcos: return std::cos(a);
-        case Opc::ftanh: return std::tanh(a);
-        case Opc::fabs: return std::fabs(a);
-        case Opc::fneg: return -a;
-        default: return static_cast<float>(minmax(d.op, a, b, d.mod & kModNan));
-    }
+    float r;
+    if (arith(d.op, a, b, c, r)) return r;
+    return static_cast<float>(minmax(d.op, a, b, d.mod & kModNan));
 }
 
 int fe_mode(Round r) {

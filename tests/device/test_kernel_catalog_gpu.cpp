@@ -40,15 +40,6 @@ std::string no_gpu_reason() {
     }
 }
 
-int64_t ulps_apart(float a, float b) {
-    int32_t ia, ib;
-    std::memcpy(&ia, &a, 4);
-    std::memcpy(&ib, &b, 4);
-    if (ia < 0) ia = INT32_MIN - ia;
-    if (ib < 0) ib = INT32_MIN - ib;
-    return std::llabs(static_cast<int64_t>(ia) - ib);
-}
-
 void check_against_reference(const Scenario& s, const RunResult& r) {
     const auto bounds = kernel_reference_ulp_bounds(s);
     for (const auto& [name, want] : kernel_reference(s)) {
@@ -66,7 +57,7 @@ void check_against_reference(const Scenario& s, const RunResult& r) {
             float got, ref;
             std::memcpy(&got, m->bytes.data() + i, 4);
             std::memcpy(&ref, want.data() + i, 4);
-            worst = std::max(worst, ulps_apart(got, ref));
+            worst = std::max(worst, f32_ulp_distance(got, ref));
         }
         INFO("worst " << worst << " ulps");
         CHECK(worst <= bound->second);
