@@ -5,6 +5,7 @@ namespace tmasim {
 const std::vector<RuleId>& known_rule_ids() {
     static const std::vector<RuleId> ids = {
         {"proxy.generic_to_async", Outcome::hazard},
+        {"proxy.async_write_after_generic", Outcome::hazard},
         {"mbarrier.uninit", Outcome::hazard},
         {"mbarrier.reinit", Outcome::hazard},
         {"mbarrier.count_range", Outcome::hazard},
@@ -53,6 +54,7 @@ const std::vector<RuleId>& known_rule_ids() {
         {"race.shared_war", Outcome::hazard},
         {"race.shared_waw", Outcome::hazard},
         {"race.cp_async_waw", Outcome::hazard},
+        {"race.async_overlap", Outcome::hazard},
     };
     return ids;
 }

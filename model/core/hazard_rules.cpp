@@ -13,6 +13,10 @@ const std::vector<HazardRule>& HazardRules::all() {
         {"proxy.generic_to_async", O::hazard,
          "generic writes read by the async proxy need fence.proxy.async on the causality path",
          "PTX 9.7.13.4, 9.7.15.4; semantics.md B12, B14, scenarios 7, 8, 16, 24"},
+        {"proxy.async_write_after_generic", O::hazard,
+         "an async-proxy write (TMA or bulk load, multicast) of shared bytes generic accesses read or wrote before "
+         "needs fence.proxy.async on the causality path",
+         "PTX 8.6, 9.7.13.4; semantics.md B12, scenario 26"},
         // mbarrier (A)
         {"mbarrier.uninit", O::hazard, "an mbarrier must be initialised before any other operation",
          "PTX 9.7.13.15; semantics.md A3"},
@@ -63,6 +67,10 @@ const std::vector<HazardRule>& HazardRules::all() {
         {"race.cp_async_waw", O::hazard,
          "a cp.async may not write shared bytes an earlier cp.async still writes: wait for the earlier one first",
          "PTX 9.7.9.25.3, 8.9 (data race); semantics.md C20"},
+        {"race.async_overlap", O::hazard,
+         "an async copy may not write or read shared bytes another async copy still writes: observe its "
+         "completion first",
+         "PTX 9.7.9.25.1, 8.9 (data race); semantics.md C17, scenario 27"},
         {"race.shared_raw", O::hazard,
          "a thread may read shared bytes another thread wrote only when a barrier orders the write before the read",
          "PTX 8.9 (causality order, data race), 9.7.13.1, 9.7.13.15; semantics.md C22"},

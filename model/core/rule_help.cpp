@@ -6,13 +6,23 @@ const std::vector<RuleHelp>& RuleHelpTable::all() {
     static const std::vector<RuleHelp> table = {
         // B. Proxies
         {"proxy.generic_to_async",
-         "Plain stores (and cp.async) write through the generic proxy; a TMA store, a wgmma operand read or "
-         "a TMA load overwriting those bytes go through the async proxy, which keeps no order with generic "
-         "accesses. Only fence.proxy.async on the causal path between the two orders them. A fence in the "
-         "issuing thread before the sync that hands it the writes covers nothing.",
+         "Plain stores (and cp.async and st.async) write through the generic proxy; a TMA store or a wgmma "
+         "operand read goes through the async proxy, which keeps no order with generic accesses. Only "
+         "fence.proxy.async on the causal path between the two orders them. A fence in the issuing thread "
+         "before the sync that hands it the writes covers nothing.",
          "Add {op: fence.proxy.async} in the threads that wrote the bytes, after their writes and before the "
          "sync (or release-arrive) that passes them on; or in the issuing thread after that sync and before "
          "the async op.",
+         "B12"},
+        {"proxy.async_write_after_generic",
+         "The other direction of the same rule: bytes threads read (or wrote) with plain loads and stores "
+         "are overwritten by an async-proxy write, a TMA or bulk load or a multicast delivery. A barrier "
+         "orders the generic accesses before the issue, but not the async proxy's write after them: without "
+         "fence.proxy.async on that path the copy may land while a read has not yet been performed, and the "
+         "reader sees the new tile.",
+         "Add {op: fence.proxy.async} in the threads that read the bytes, after their last read and before "
+         "the sync or arrive that releases the buffer (the ring's 'empty' arrive); or in the issuing thread "
+         "after the sync or wait that tells it the buffer is free, before the load.",
          "B12"},
         // A. mbarrier
         {"mbarrier.uninit",
@@ -104,6 +114,13 @@ const std::vector<RuleHelp>& RuleHelpTable::all() {
          "Wait for the earlier copy's group (cp.async.wait_group / wait_all, then {op: sync} if another thread "
          "issued it) before issuing a copy into the same bytes.",
          "C20"},
+        {"race.async_overlap",
+         "Two async copies touch the same shared bytes and the second is issued before its thread observed "
+         "the first one's completion: a second TMA load into a stage the first still fills, or a TMA store "
+         "of a tile its load has not finished writing. The copy engine does not order them.",
+         "Wait for the first copy before issuing the second: {op: mbarrier.wait} on the load's barrier (the "
+         "phase its bytes complete) in the issuing thread, or in a thread that then releases to it.",
+         "C17"},
         {"race.shared_raw",
          "One warp reads shared bytes another warp wrote, and no barrier orders the write before the read "
          "(a consumer reading a stage its producer is still writing).",

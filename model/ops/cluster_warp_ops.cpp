@@ -294,6 +294,7 @@ double ClusterWarpOps::st_async_to(const Op& op, const std::vector<StAsyncLane>&
             [=, &peer, payload = std::move(payload)] {
                 if (!c->peer_alive(*from, *o, site, s.thread, owner)) return;
                 std::copy(payload.begin(), payload.end(), peer.smem().begin() + s.offset);
+                peer.shared_accesses().mark_filled(s.offset, s.bytes);
                 const uint32_t landed = peer.tracker().async_write(s.offset, s.bytes, o->id, peer.tracker().tma_agent(b));
                 peer.async_writes().landed(write_id, landed);
                 c->release_into_barrier(owner, b, known);

@@ -112,9 +112,13 @@ void CopyIssuer::register_request(TmaRequest& r, int thread) {
         // still read (C17, C19); peers see its bytes as its barrier's TMA agent's (C17).
         SharedRaceCheck races(cta_, op_, buffer_, buffer_base_);
         races.pending_reads(r.site, thread, first, last - first + 1);
+        races.async_proxy_write(r.site, thread, first, last - first + 1);
         races.async_write_issue(r.site, thread, first, last - first + 1);
-        if (Cluster* cl = cta_.tracking_cluster())  // else 0, as a cluster of one answers
+        if (Cluster* cl = cta_.tracking_cluster()) {  // else 0, as a cluster of one answers
+            cl->async_write_issue(cta_, op_, r.site, thread, cl->rank_of(cta_), buffer_, buffer_base_, first,
+                                  last - first + 1);
             r.cluster_time = cl->tma_write_issued(cta_, r.barrier, op_.id, first, last - first + 1);
+        }
         r.chunks = cta_.register_tma_landing(r.barrier, thread, op_.id, first, last, r.bytes);
         return;
     }
@@ -275,6 +279,9 @@ void CopyIssuer::check_alignment(const EventSite& site, const std::string& what,
 }
 
 void CopyIssuer::check_proxy_fence(const EventSite& site, int thread, int64_t first, int64_t last) {
+    // A load into these bytes still pending, unobserved by the issuer: two async ops on the
+    // same bytes with nothing ordering them (C17).
+    SharedRaceCheck(cta_, op_, buffer_, buffer_base_).async_proxy_read(site, thread, first, last - first + 1);
     // Bytes peers wrote into this CTA through DSMEM or st.async are the cluster's to check.
     if (Cluster* c = cta_.tracking_cluster()) c->check_async_read(cta_, op_, site, thread, buffer_, buffer_base_, first, last);
     const auto v = cta_.tracker().check_async_read(thread, first, last - first + 1);

@@ -91,6 +91,12 @@ public:
     // --- Async copies into a CTA's shared memory, for peers' accesses of those bytes (C17,
     // C20): writes of the owner's TMA agent of `barrier` (loads, multicast deliveries) or of
     // `thread`'s cp.async agent, recorded at issue; returns the agent's time for the landing.
+    // An async-proxy write into rank `owner`'s bytes issued by `issuer`'s thread, checked before
+    // tma_write_issued records it: other CTAs' generic accesses of those bytes (the owner's own,
+    // for a peer's multicast) must be ordered before the issue (race.dsmem_unsynced) with a
+    // proxy fence on the path (proxy.async_write_after_generic, B12).
+    void async_write_issue(CtaModule& issuer, const Op& op, const EventSite& site, int thread, int owner,
+                           const std::string& buffer, int64_t base, int64_t offset, int64_t bytes);
     uint32_t tma_write_issued(const CtaModule& owner, int barrier, int op, int64_t offset, int64_t bytes);
     uint32_t cp_async_issued(const CtaModule& owner, int thread, int op, int64_t offset, int64_t bytes);
     // The bytes landed: a TMA write is published with the phase of `barrier` it completes in.

@@ -14,6 +14,32 @@
 
 namespace tmasim::model {
 
+void Cluster::async_write_issue(CtaModule& issuer, const Op& op, const EventSite& site, int thread, int owner,
+                                const std::string& buffer, int64_t base, int64_t offset, int64_t bytes) {
+    if (!tracking()) return;
+    const int a = agent(issuer, thread);
+    const auto hit = races_.check_async_write(clock_, owner, a, offset, bytes);
+    if (!hit) return;
+    const DsmemAccess& e = hit->earlier;
+    const std::string rule = hit->ordered ? "proxy.async_write_after_generic" : "race.dsmem_unsynced";
+    const std::string how = hit->ordered ? "and no fence.proxy.async covering those bytes lies on the causality path "
+                                           "between the two"
+                                         : "with no cluster barrier or mbarrier release/acquire ordering the access "
+                                           "before the copy";
+    const std::string what = fmt::format(
+        "{}: {} issues an async-proxy write of {}[{}..{}] of CTA {} (rank {}), which {} {} ({}) before it, {}",
+        op_title(op), who(a), buffer, hit->first_byte - base, hit->last_byte - base, first_cta_ + owner, owner,
+        who(e.agent), e.write ? (e.async ? "stored into by st.async" : "wrote") : "read", op_name(e.op), how);
+    issuer.hazard_once(op, site, rule, HazardRules::message(rule, what),
+                       {{"buffer", buffer},
+                        {"rank", std::to_string(owner)},
+                        {"first_byte", std::to_string(hit->first_byte - base)},
+                        {"last_byte", std::to_string(hit->last_byte - base)},
+                        {"other_op", std::to_string(e.op)},
+                        {"other_thread", std::to_string(agent_thread(e.agent))},
+                        {"other_cta", std::to_string(first_cta_ + agent_rank(e.agent))}});
+}
+
 uint32_t Cluster::tma_write_issued(const CtaModule& owner, int barrier, int op, int64_t offset, int64_t bytes) {
     if (!tracking()) return 0;
     const int a = agents_.tma(rank_of(owner), barrier);

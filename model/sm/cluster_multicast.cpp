@@ -76,10 +76,16 @@ void ClusterMulticast::issue(CtaModule& issuer, const Op& op, TmaRequest r, cons
         if (&dest == &issuer) {
             SharedRaceCheck races(issuer, op, buffer, base);
             races.pending_reads(r.site, r.thread, first, last - first + 1);
+            races.async_proxy_write(r.site, r.thread, first, last - first + 1);
             races.async_write_issue(r.site, r.thread, first, last - first + 1);
-        } else
+        } else {
             cluster->peer_write_pending_reads(issuer, op, r.site, r.thread, rank, buffer, base, first,
                                               last - first + 1);
+            dest.shared_accesses().mark_filled(first, last - first + 1);
+        }
+        // Generic accesses of those bytes by other CTAs (the destination's own, for a peer)
+        // before the issue: ordered, with a proxy fence on the path (B12).
+        cluster->async_write_issue(issuer, op, r.site, r.thread, rank, buffer, base, first, last - first + 1);
         TmaRequest d = r;
         d.site.cta = dest.index();
         register_delivery(*cluster, dest, d, barrier);

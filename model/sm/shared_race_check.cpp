@@ -95,6 +95,45 @@ void SharedRaceCheck::other_threads(const EventSite& site, int thread, int64_t o
                       {"last_byte", std::to_string(race->last - base_)}});
 }
 
+void SharedRaceCheck::async_proxy_write(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    pending_async_writes(site, thread, offset, bytes, false);
+    if (warp_.warp != thread / 32) warp_ = SharedAccessHistory::view(cta_.tracker(), thread / 32);
+    const auto u = cta_.shared_accesses().unfenced_before_async_write(cta_.tracker(), warp_, thread, offset, bytes);
+    if (!u) return;
+    const std::string rule = "proxy.async_write_after_generic";
+    const std::string what = fmt::format(
+        "{}: thread {} issues an async-proxy write of {}, which {} (thread {}) {} through the generic proxy "
+        "before it, and no fence.proxy.async lies on the causality path between the two",
+        op_title(op_), thread, bytes_text(u->first, u->last), op_name(u->op), u->thread, u->write ? "wrote" : "read");
+    cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
+                     {{"buffer", buffer_}, {"thread", std::to_string(thread)},
+                      {"other_thread", std::to_string(u->thread)}, {"other_op", std::to_string(u->op)},
+                      {"first_byte", std::to_string(u->first - base_)},
+                      {"last_byte", std::to_string(u->last - base_)}});
+}
+
+void SharedRaceCheck::async_proxy_read(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    pending_async_writes(site, thread, offset, bytes, true);
+}
+
+void SharedRaceCheck::pending_async_writes(const EventSite& site, int thread, int64_t offset, int64_t bytes,
+                                           bool reads) {
+    const auto race = cta_.async_writes().check(thread, offset, offset + bytes - 1, cta_.tracker(), cta_.observations());
+    if (!race) return;
+    const AsyncWrite& w = race->write;
+    const int64_t first = std::max(w.first, offset), last = std::min(w.last, offset + bytes - 1);
+    const std::string rule = "race.async_overlap";
+    const std::string what = fmt::format(
+        "{}: thread {} issues an async-proxy {} of {} while {} (thread {}) still writes them, and the thread has "
+        "not observed that write's completion{}",
+        op_title(op_), thread, reads ? "read" : "write", bytes_text(first, last), op_name(w.op), w.issuer,
+        w.landed ? " (its bytes have landed, unobserved)" : "");
+    cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
+                     {{"buffer", buffer_}, {"thread", std::to_string(thread)}, {"other_op", std::to_string(w.op)},
+                      {"other_thread", std::to_string(w.issuer)}, {"first_byte", std::to_string(first - base_)},
+                      {"last_byte", std::to_string(last - base_)}});
+}
+
 void SharedRaceCheck::pending_reads(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
     const PendingReadHit h = cta_.bulk_stores().write_race(thread, offset, offset + bytes - 1, cta_.tracker());
     if (!h.read) return;

@@ -39,8 +39,19 @@ public:
     // a stage its consumers still read).
     void async_write_issue(const EventSite& site, int thread, int64_t offset, int64_t bytes);
     void cp_async_overwrite(const EventSite& site, int thread, int64_t offset, int64_t bytes);
+    // An async-proxy write (TMA/bulk load, a multicast delivery into this CTA) issued by
+    // `thread` into [offset, offset + bytes): the generic reads and writes of these bytes
+    // ordered before it need fence.proxy.async on the path (B12, write after read), and no
+    // other async write may still be pending there unobserved (C17, async after async).
+    void async_proxy_write(const EventSite& site, int thread, int64_t offset, int64_t bytes);
+    // An async-proxy read (a TMA/bulk store's or reduce's source) issued by `thread`: no async
+    // write into those bytes may still be pending unobserved by it (C17, async after async).
+    void async_proxy_read(const EventSite& site, int thread, int64_t offset, int64_t bytes);
 
 private:
+    // An async write still pending in [offset, offset + bytes) that `thread` has not observed
+    // (race.async_overlap); `reads` says whether the new async op reads or writes.
+    void pending_async_writes(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool reads);
     // Against the other threads' generic accesses of these bytes (SharedAccessHistory, C22).
     void other_threads(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write,
                        bool record = true);

@@ -11,6 +11,8 @@ DsmemRaces::DsmemRaces(const ClusterAgents& agents, int64_t smem_bytes)
       granules_per_rank_((smem_bytes + kGranule - 1) / kGranule),
       granules_(static_cast<size_t>(agents.ranks * granules_per_rank_)),
       peer_fences_(static_cast<size_t>(agents.total())),
+      own_fences_(static_cast<size_t>(agents.total())),
+      known_at_peer_fence_(static_cast<size_t>(agents.total())),
       known_at_fence_(static_cast<size_t>(agents.total())) {}
 
 std::optional<DsmemAccess> DsmemRaces::conflict(const ClusterClock& clock, const Granule& g, const DsmemAccess& a,
@@ -63,8 +65,14 @@ void DsmemRaces::async_write(int owner, const DsmemAccess& access, int64_t offse
 
 void DsmemRaces::proxy_fence(const ClusterClock& clock, int agent, uint32_t time, bool covers_peers,
                              bool covers_own) {
-    if (covers_peers) peer_fences_.at(agent).push_back(time);
-    if (covers_own) known_at_fence_.at(agent) = clock.snapshot(agent);
+    if (covers_peers) {
+        peer_fences_.at(agent).push_back(time);
+        known_at_peer_fence_.at(agent) = clock.snapshot(agent);
+    }
+    if (covers_own) {
+        own_fences_.at(agent).push_back(time);
+        known_at_fence_.at(agent) = clock.snapshot(agent);
+    }
 }
 
 bool DsmemRaces::fenced(const ClusterClock& clock, int issuer, const DsmemAccess& w) const {
@@ -93,6 +101,42 @@ std::optional<RemoteProxyViolation> DsmemRaces::check_async_read(const ClusterCl
         v->ops.assign(ops.begin(), ops.end());
     }
     return v;
+}
+
+bool DsmemRaces::access_fenced(const ClusterClock& clock, int owner, int issuer, const DsmemAccess& a) const {
+    // (a) the accessor's first covering fence after the access, learned by the issuer.
+    const auto& af = rank_of(a.agent) == owner ? own_fences_.at(a.agent) : peer_fences_.at(a.agent);
+    auto first_after = std::upper_bound(af.begin(), af.end(), a.time);
+    if (first_after != af.end() && clock.knows(issuer, a.agent, *first_after)) return true;
+    // (b) the issuer's latest fence covering the owner's bytes, made while it knew the access.
+    const auto& at_fence = rank_of(issuer) == owner ? known_at_fence_.at(issuer) : known_at_peer_fence_.at(issuer);
+    return at_fence && (*at_fence)[a.agent] >= a.time;
+}
+
+std::optional<AsyncOverwrite> DsmemRaces::check_async_write(const ClusterClock& clock, int owner, int issuer,
+                                                            int64_t offset, int64_t bytes) const {
+    const bool own_copy = rank_of(issuer) == owner;
+    std::optional<AsyncOverwrite> out;
+    const auto judge = [&](const DsmemAccess& a, int64_t g) {
+        // Async writes (copies, deliveries) are the async proxy's own; the owner's accesses of
+        // its own bytes before its own copy are its CTA's business.
+        if (a.agent < 0 || agents_.kind(a.agent) != ClusterAgents::Kind::thread) return false;
+        if (own_copy && rank_of(a.agent) == owner) return false;
+        const bool ordered = clock.knows(issuer, a.agent, a.time);
+        if (ordered && access_fenced(clock, owner, issuer, a)) return false;
+        const int64_t first = std::max(offset, g * kGranule), last = std::min(offset + bytes, (g + 1) * kGranule) - 1;
+        if (!out) out = AsyncOverwrite{a, ordered, first, last};
+        else if (out->earlier.agent == a.agent && out->earlier.op == a.op && out->last_byte == first - 1)
+            out->last_byte = last;
+        return true;
+    };
+    for (int64_t g = offset / kGranule; g * kGranule < offset + bytes && g < granules_per_rank_; ++g) {
+        const Granule& gr = granules_.at(owner * granules_per_rank_ + g);
+        if (judge(gr.write, g)) continue;
+        for (const DsmemAccess& r : gr.reads)
+            if (judge(r, g)) break;
+    }
+    return out;
 }
 
 }  // namespace tmasim::model

@@ -48,6 +48,14 @@ struct RemoteProxyViolation {
     std::vector<int> ops;       // ascending
 };
 
+// A generic access of bytes an async-proxy write (a TMA load, a multicast delivery) is issued
+// into: unordered before the issue (a race), or ordered with no proxy fence on the path (B12).
+struct AsyncOverwrite {
+    DsmemAccess earlier;
+    bool ordered = false;
+    int64_t first_byte = 0, last_byte = 0;  // owner-CTA shared-memory bytes
+};
+
 class DsmemRaces {
 public:
     static constexpr int64_t kGranule = 4;
@@ -77,7 +85,19 @@ public:
     std::optional<RemoteProxyViolation> check_async_read(const ClusterClock& clock, int owner, int issuer,
                                                          int64_t offset, int64_t bytes) const;
 
+    // An async-proxy write into rank `owner`'s bytes issued by `issuer` (an agent of rank
+    // `issuer_rank`), before it is recorded: the first generic access there by a thread of
+    // another CTA, or of the owner when the issuer is a peer (the owner's own accesses of its
+    // own bytes before its own copy are the CTA's SharedAccessHistory's), that the issuer does
+    // not know (a race) or knows with no covering fence.proxy.async on the path: (a) the
+    // accessor's fence after the access (its own CTA's bytes: any form but .global; a peer's:
+    // .shared::cluster or unqualified) that a sync edge brought to the issuer, or (b) an
+    // issuer fence covering the owner's bytes while it knew the access.
+    std::optional<AsyncOverwrite> check_async_write(const ClusterClock& clock, int owner, int issuer,
+                                                    int64_t offset, int64_t bytes) const;
+
 private:
+    bool access_fenced(const ClusterClock& clock, int owner, int issuer, const DsmemAccess& a) const;
     struct Granule {
         DsmemAccess write;               // agent -1: none (or the async proxy's)
         std::vector<DsmemAccess> reads;  // since the write, one per agent (its latest)
@@ -90,6 +110,8 @@ private:
     int64_t granules_per_rank_;
     std::vector<Granule> granules_;                        // rank-major
     std::vector<std::vector<uint32_t>> peer_fences_;       // per agent, ascending times
+    std::vector<std::vector<uint32_t>> own_fences_;        // per agent, ascending times (covers_own)
+    std::vector<ClusterClock::SharedClock> known_at_peer_fence_;  // per agent, at its latest covers_peers fence
     std::vector<ClusterClock::SharedClock> known_at_fence_;  // per agent, at its latest own-covering fence
 };
 

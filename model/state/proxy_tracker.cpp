@@ -272,6 +272,23 @@ bool ProxyTracker::write_is_fenced(int issuer, const Granule& g) const {
     return !at_fence.empty() && at_fence[g.thread] >= g.time;
 }
 
+bool ProxyTracker::fenced_since(int thread, uint32_t stamp) const {
+    if (fences_.empty() || thread < 0 || thread >= threads_) return false;
+    const auto& tf = fences_[thread];
+    return !tf.empty() && tf.back().time >= stamp;
+}
+
+bool ProxyTracker::access_is_fenced(int issuer, int thread, uint32_t stamp) const {
+    if (fences_.empty() || thread < 0 || thread >= threads_) return false;
+    // (a) the accessing thread fenced after the access, and the issuer learned that fence.
+    const auto& tf = fences_[thread];
+    auto first_after = std::find_if(tf.begin(), tf.end(), [&](const Fence& f) { return f.time >= stamp; });
+    if (first_after != tf.end() && known(issuer, thread) >= first_after->time) return true;
+    // (b) the issuer fenced while it already knew the access (a release after it).
+    const auto& at_fence = known_at_fence_[issuer];
+    return !at_fence.empty() && at_fence[thread] >= stamp;
+}
+
 std::optional<ProxyViolation> ProxyTracker::check_async_read(int issuer, int64_t offset,
                                                              int64_t bytes) const {
     if (bytes <= 0) return std::nullopt;

@@ -89,6 +89,13 @@ public:
 
     // Async-proxy read of [offset, offset+bytes) issued by `issuer` now.
     std::optional<ProxyViolation> check_async_read(int issuer, int64_t offset, int64_t bytes) const;
+    // Whether a generic access `thread` made while its clock was below `stamp` (the stamp
+    // SharedAccessHistory gives it: the thread's clock then, plus one) has fence.proxy.async
+    // on its causality path to an async-proxy write `issuer` issues now: the same (a) and (b)
+    // as for a write read by the async proxy (B12's write-after-read half).
+    bool access_is_fenced(int issuer, int thread, uint32_t stamp) const;
+    // Whether `thread` fenced (fence.proxy.async) at or after its clock reached `stamp`.
+    bool fenced_since(int thread, uint32_t stamp) const;
 
     // The join of what `threads` know (a converged warp's knowledge, semantics.md C22).
     VectorClock known_by(const std::vector<int>& threads) const;

@@ -172,4 +172,53 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
     return race;
 }
 
+bool SharedAccessHistory::fenced(const ProxyTracker& clocks, int issuer, const Stamp& access) {
+    const int base = access.thread / 32 * 32;
+    // The issuing warp's own accesses: its lanes run its ops in program order in the model
+    // (C22), so a fence by any of its lanes after the access is on the path to the issue.
+    const bool own_warp = base == issuer / 32 * 32;
+    for (int l = 0; l < 32; ++l) {
+        const int t = base + l;
+        if (t >= clocks.num_threads()) break;
+        const uint32_t stamp = (*access.lanes)[static_cast<size_t>(l)];
+        if (own_warp ? clocks.fenced_since(t, stamp) : clocks.access_is_fenced(issuer, t, stamp)) return true;
+    }
+    return false;
+}
+
+std::optional<UnfencedAccess> SharedAccessHistory::unfenced_before_async_write(const ProxyTracker& clocks,
+                                                                              const WarpView& issuer_warp, int issuer,
+                                                                              int64_t offset, int64_t bytes) const {
+    if (!any_block_) return std::nullopt;
+    std::optional<UnfencedAccess> out;
+    // One op instance of a warp stamps all the bytes it touched with one LaneStamps: judged
+    // once per stamp, not once per byte (a 16 KB stage its consumers read is 16K lookups).
+    std::vector<std::pair<const LaneStamps*, bool>> judged;
+    const auto unfenced = [&](const Stamp& s) {
+        if (!s.lanes || !ordered(issuer_warp, s)) return false;
+        for (const auto& [p, ok] : judged)
+            if (p == s.lanes.get()) return !ok;
+        const bool ok = fenced(clocks, issuer, s);
+        judged.emplace_back(s.lanes.get(), ok);
+        return !ok;
+    };
+    const int64_t end = std::min<int64_t>(offset + bytes, size_);
+    for (int64_t b = std::max<int64_t>(offset, 0); b < end; ++b) {
+        const std::unique_ptr<Block>& block = blocks_[static_cast<size_t>(b / kBlockBytes)];
+        if (!block) {
+            b = (b / kBlockBytes + 1) * kBlockBytes - 1;
+            continue;
+        }
+        const ByteHistory& h = (*block)[static_cast<size_t>(b % kBlockBytes)];
+        if (!filled(b) && !h.write.lanes) continue;
+        const Stamp* hit = unfenced(h.write) ? &h.write : nullptr;
+        for (size_t i = 0; !hit && i < h.reads.size(); ++i)
+            if (unfenced(h.reads[i])) hit = &h.reads[i];
+        if (!hit) continue;
+        if (!out) out = UnfencedAccess{hit->thread, hit->op, hit == &h.write, b, b};
+        else if (out->thread == hit->thread && out->op == hit->op && out->last == b - 1) out->last = b;
+    }
+    return out;
+}
+
 }  // namespace tmasim::model

@@ -12,6 +12,7 @@
 // first warp after the access, reaching any lane of the second before its access). Two
 // accesses of one warp are never reported: the rule is about warps that do not wait for
 // each other, the warp-specialised producer/consumer bug.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -27,6 +28,16 @@ const char* hazard_text(SharedHazard h);
 
 // An earlier access the current one races with, and the bytes of the current access
 // (CTA offsets) that race with it.
+// A generic access an async-proxy write overwrites with no fence.proxy.async on the causality
+// path between them (semantics.md B12), and the bytes of the write it covers (CTA offsets).
+struct UnfencedAccess {
+    int thread = -1;
+    int op = -1;
+    bool write = false;
+    int64_t first = 0;
+    int64_t last = 0;
+};
+
 struct SharedRace {
     SharedHazard hazard = SharedHazard::raw;
     int thread = -1;  // the earlier access's thread
@@ -59,12 +70,28 @@ public:
     std::optional<SharedRace> access(const WarpView& warp, int thread, int64_t offset, int64_t bytes, bool is_write,
                                      int op, bool record = true);
 
+    // Every access recorded here is generic (wgmma's operand reads are not recorded). As for
+    // the races, only bytes that held data count: a read of bytes nothing wrote yet reads
+    // garbage either way. Call it before the issue's own access() marks its bytes filled.
+    // An async-proxy write (a TMA or bulk load, a multicast delivery) that `issuer` issues now
+    // into [offset, offset + bytes): the first generic access of these bytes ordered before the
+    // issue (unordered ones are the races access() reports) whose causality path to it has no
+    // fence.proxy.async, as ProxyTracker::access_is_fenced judges it for some lane of the
+    // accessing warp.
+    std::optional<UnfencedAccess> unfenced_before_async_write(const ProxyTracker& clocks, const WarpView& issuer_warp,
+                                                              int issuer, int64_t offset, int64_t bytes) const;
+
     // An async copy's issue check (access with record false) of bytes no generic access has
     // touched finds no race and only marks them filled: does that and returns true when no
     // byte of [offset, offset + bytes) has a history, so the caller need not take a view.
     bool fill_untouched(int64_t offset, int64_t bytes);
 
     static const char* rule_of(SharedHazard h);
+    // Bytes an async write filled that access() did not see issued (a peer's multicast
+    // delivery, st.async): they hold data from now on.
+    void mark_filled(int64_t offset, int64_t bytes) {
+        set_filled(std::max<int64_t>(offset, 0), std::min<int64_t>(offset + bytes, size_));
+    }
 
 private:
     struct Stamp {
@@ -72,6 +99,8 @@ private:
         int op = -1;
         std::shared_ptr<const LaneStamps> lanes;
     };
+    // Whether some lane of the warp that made `access` fenced it towards `issuer` (B12).
+    static bool fenced(const ProxyTracker& clocks, int issuer, const Stamp& access);
     struct ByteHistory {
         Stamp write;
         std::vector<Stamp> reads;  // since `write`, at most one per warp (its latest)

@@ -261,3 +261,45 @@ TEST_CASE("DSMEM proxy: a peer's generic write read by the async proxy needs a c
     t.clock.acquire(4, t.clock.snapshot(0));
     CHECK(t.races.check_async_read(t.clock, 1, 4, 0, 16));
 }
+
+TEST_CASE("DSMEM proxy: a multicast over bytes a peer read needs the order and a covering fence", "[model][cluster][dsmem][proxy]") {
+    // Agent 5 (rank 1) reads its own bytes 0..15; agent 0 (rank 0) then multicasts into them.
+    // `sync`: the cluster barrier from the reader to the issuer; `reader_fence` before it (any
+    // form but .global covers the reader's own CTA); `issuer_fence`: after it, .shared::cluster
+    // (covers_peers) or .shared::cta only.
+    auto run = [](bool sync, bool reader_fence, bool issuer_fence, bool issuer_covers_peers) {
+        TwoCtas t;
+        t.access(1, 5, 3, 0, 16, false);
+        if (reader_fence) t.races.proxy_fence(t.clock, 5, t.clock.tick(5), false, true);
+        if (sync) t.clock.acquire(0, t.clock.snapshot(5));
+        if (issuer_fence) t.races.proxy_fence(t.clock, 0, t.clock.tick(0), issuer_covers_peers, true);
+        return t.races.check_async_write(t.clock, 1, 0, 0, 16);
+    };
+    const auto race = run(false, false, false, false);
+    REQUIRE(race);
+    CHECK_FALSE(race->ordered);  // nothing orders the read before the issue: a race
+    CHECK(race->earlier.agent == 5);
+    CHECK(race->earlier.op == 3);
+    CHECK(race->first_byte == 0);
+    CHECK(race->last_byte == 15);
+    const auto unfenced = run(true, false, false, false);
+    REQUIRE(unfenced);
+    CHECK(unfenced->ordered);  // ordered, but no proxy fence on the path (B12)
+    CHECK_FALSE(run(true, true, false, false));  // the reader fenced before the barrier
+    CHECK_FALSE(run(true, false, true, true));   // the issuer fenced .shared::cluster after it
+    CHECK(run(true, false, true, false));        // .shared::cta does not cover the peer's bytes
+    CHECK(run(false, true, false, false));       // a fence without the barrier orders nothing
+    // The owner's own copy over its own threads' reads is its CTA's check, not the cluster's;
+    // a peer's DSMEM read of those bytes is the cluster's.
+    TwoCtas own;
+    own.access(1, 6, 4, 0, 16, false);
+    CHECK_FALSE(own.races.check_async_write(own.clock, 1, 4, 0, 16));
+    own.access(1, 2, 5, 0, 16, false);
+    const auto peer = own.races.check_async_write(own.clock, 1, 4, 0, 16);
+    REQUIRE(peer);
+    CHECK(peer->earlier.agent == 2);
+    // An async copy's bytes are not a generic access.
+    TwoCtas copied;
+    copied.races.async_write(1, DsmemAccess{8, copied.clock.tick(8), 9, true, false}, 0, 16);
+    CHECK_FALSE(copied.races.check_async_write(copied.clock, 1, 0, 0, 16));
+}

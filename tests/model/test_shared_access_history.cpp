@@ -162,3 +162,63 @@ TEST_CASE("shared history: large copies filled again and in part keep exact fill
         CHECK(r.has_value() == expected[static_cast<size_t>(b)]);
     }
 }
+
+TEST_CASE("shared history: an async write over generic reads needs a fence on the path (B12)", "[model][race][proxy]") {
+    // Warp 1 reads bytes 0..15 that warp 0 wrote; a barrier; thread 0 issues a TMA load there.
+    auto run = [](bool readers_fence, bool issuer_fence) {
+        Cta c;
+        REQUIRE_FALSE(c.write(0, 0, 16, 1));
+        c.sync_all();
+        REQUIRE_FALSE(c.read(40, 0, 16, 2));
+        if (readers_fence)
+            for (int t = 32; t < 64; ++t) c.clocks.fence_proxy_async(t);
+        c.sync_all();
+        if (issuer_fence) c.clocks.fence_proxy_async(0);
+        return c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 0, 16);
+    };
+    const auto u = run(false, false);
+    REQUIRE(u);
+    // The write of thread 0 is its own and fenced by nothing either: the first byte's first
+    // unfenced access is reported, the write.
+    CHECK(u->write);
+    CHECK(u->thread == 0);
+    CHECK(u->first == 0);
+    CHECK(u->last == 15);
+    CHECK_FALSE(run(false, true));   // the issuer fenced after the barrier: (b) for both
+    // The readers' fence covers their reads, not thread 0's own write before the barrier.
+    const auto own = run(true, false);
+    REQUIRE(own);
+    CHECK(own->write);
+    CHECK(own->op == 1);
+}
+
+TEST_CASE("shared history: reads only, fence before the barrier, unordered reads, unwritten bytes", "[model][race][proxy]") {
+    Cta c;
+    // Bytes a copy filled (marked at its issue) and warp 1 then read.
+    c.history.mark_filled(64, 16);
+    REQUIRE_FALSE(c.read(33, 64, 16, 3));
+    c.clocks.fence_proxy_async(0);  // the issuer's fence before the barrier covers nothing
+    c.sync_all();
+    auto u = c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 64, 16);
+    REQUIRE(u);
+    CHECK_FALSE(u->write);
+    CHECK(u->thread == 33);
+    CHECK(u->op == 3);
+    c.clocks.fence_proxy_async(0);  // after it: covered
+    CHECK_FALSE(c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 64, 16));
+    // A read not ordered before the issue is the race access() reports, not this rule's.
+    REQUIRE_FALSE(c.read(34, 64, 16, 4));
+    CHECK_FALSE(c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 64, 16));
+    // Bytes nothing wrote or filled: a read of garbage, then the copy, is no hazard.
+    REQUIRE_FALSE(c.read(35, 128, 16, 5));
+    c.sync_all();
+    CHECK_FALSE(c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 128, 16));
+    // The issuing warp's own read: program order, but still a fence after it is needed.
+    c.history.mark_filled(192, 16);
+    REQUIRE_FALSE(c.read(3, 192, 16, 6));
+    u = c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 192, 16);
+    REQUIRE(u);
+    CHECK(u->thread == 3);
+    c.clocks.fence_proxy_async(3);  // lane 3 itself fences: (a) within the warp
+    CHECK_FALSE(c.history.unfenced_before_async_write(c.clocks, SharedAccessHistory::view(c.clocks, 0), 0, 192, 16));
+}

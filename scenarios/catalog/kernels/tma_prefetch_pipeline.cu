@@ -9,9 +9,9 @@
 // The guide refills the stage right after the __syncthreads. The threads' reads of the stage
 // are generic-proxy reads and the refill is an async-proxy write, so the refilling thread puts a
 // fence.proxy.async between them (what DeepEP PR 642 added to its TMA loads).
-// Twins: expect_tx_too_low (-DEXPECT_BYTES=2048) announces half a tile. -DSKIP_READ_FENCE drops
-// the fence; its twin waits for the model's write-after-read proxy rule (a TMA load over bytes
-// read generically), which also flags op-catalog rings recorded without that fence.
+// Twins: expect_tx_too_low (-DEXPECT_BYTES=2048) announces half a tile; refill_without_read_fence
+// (-DSKIP_READ_FENCE) drops the fence, which the model's write-after-read proxy rule reports at
+// the refill (proxy.async_write_after_generic, docs/semantics.md B12).
 #include "kernel_common.cuh"
 
 constexpr int kThreads = 128;
