@@ -56,8 +56,9 @@ SanitizerCoverage sanitizer_coverage(const std::string& rule) {
         "race.shared_raw",   "race.shared_war",       "race.shared_waw",     "race.cp_async_waw",
         "race.cp_async_pending", "race.cp_async_unwaited", "race.dsmem_unsynced", "cluster.peer_exited"};
     if (racecheck.count(rule)) return {"racecheck", ""};
-    if (rule == "proxy.generic_to_async" || rule == "race.read_before_complete" ||
-        rule == "race.store_source_overwrite" || rule == "race.early_pass")
+    if (rule == "proxy.generic_to_async" || rule == "proxy.async_write_after_generic" ||
+        rule == "race.read_before_complete" || rule == "race.store_source_overwrite" || rule == "race.early_pass" ||
+        rule == "race.async_overlap")
         return {"", kAsyncProxy};
     if (starts_with(rule, "race.global_")) return {"", kGlobal};
     if (starts_with(rule, "tensormap.") || starts_with(rule, "race.tensormap_")) return {"", kTensorMaps};

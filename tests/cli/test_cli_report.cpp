@@ -39,7 +39,7 @@ TEST_CASE("report of the TMA prefetch pipeline: copies, barriers, flows and its 
     // The first refill's source line, linked from its slices.
     const std::string yaml = read_file(std::string(TMASIM_SOURCE_DIR) + "/scenarios/catalog/guide/tma_prefetch_pipeline.yaml");
     int line = 1;
-    for (size_t i = 0; i < yaml.find("label: refill"); ++i) line += yaml[i] == '\n';
+    for (size_t i = 0; i < yaml.find("label: refill}"); ++i) line += yaml[i] == '\n';
     CHECK(doc.find("id=\"src-L" + std::to_string(line) + "\"") != std::string::npos);
     CHECK(doc.find("<a href=\"#src-L" + std::to_string(line) + "\"><rect class=\"op copy\"") != std::string::npos);
 }

@@ -48,7 +48,7 @@ TEST_CASE("snapshot plan: a flag per slot, then a 16-aligned region per op", "[d
     REQUIRE(plan.regions.size() == 2);
     const SnapshotRegion &put = plan.regions[0], &last = plan.regions[1];
     CHECK(put.op == 8);
-    CHECK(last.op == 15);
+    CHECK(last.op == 16);  // after the refill's fence (op 12)
     CHECK(put.bytes == 512);
     CHECK(put.stride == 512);
     CHECK(put.max_instances == 2);
@@ -73,11 +73,11 @@ TEST_CASE("the kernel copies each snapshot with 16-byte vectors and NVRTC compil
     CHECK_THAT(src, Catch::Contains("unsigned long long snap_next_8 = 0ull;"));
     CHECK_THAT(src, Catch::Contains("unsigned char* const snap_slice = snapshot_area + (unsigned long long)blockIdx.x * "
                                     "2064ull;"));
-    CHECK_THAT(src, Catch::Contains("unsigned char* const snap_dst = snap_slice + 1040ull + snap_next_15 * 512ull;"));
+    CHECK_THAT(src, Catch::Contains("unsigned char* const snap_dst = snap_slice + 1040ull + snap_next_16 * 512ull;"));
     CHECK_THAT(src, Catch::Contains("for (int i = 0; i < 32; ++i) reinterpret_cast<uint4*>(snap_dst)[i] = "
                                     "reinterpret_cast<const uint4*>(snap_src)[i];"));
-    CHECK_THAT(src, Catch::Contains("reinterpret_cast<unsigned*>(snap_slice)[2ull + snap_next_15] = 1u;"));
-    CHECK_THAT(src, Catch::Contains("++snap_next_15;"));
+    CHECK_THAT(src, Catch::Contains("reinterpret_cast<unsigned*>(snap_slice)[2ull + snap_next_16] = 1u;"));
+    CHECK_THAT(src, Catch::Contains("++snap_next_16;"));
     // The copy sits inside thread 0's branch, after the wait of the same iteration.
     const size_t wait = src.find("// op 7: mbarrier.wait");
     const size_t snap = src.find("// op 8: shared.snapshot by thread0\n");

@@ -120,6 +120,23 @@ Images tma_multicast(const Scenario& s) {
     return {{"out", out}};
 }
 
+// tma_multicast_refill.cu: round r's 16 x 32 tile of in (rows 16 r ..) plus 1000 * rank, for
+// rank k of the one cluster of 2, at tile index r * 2 + k of out.
+Images tma_multicast_refill(const Scenario& s) {
+    const GlobalTensor &in_t = global(s, "in"), &out_t = global(s, "out");
+    const Bytes in = initial(s, "in");
+    Bytes out = initial(s, "out");
+    const int cluster = s.launch.cluster_size();
+    require(cluster == 2 && s.launch.num_ctas() == 2 && in_t.shape[1] == 32 && out_t.shape[1] == 32, s,
+            "one cluster of 2, 32-wide tiles");
+    const int64_t tile = 16 * 32, rounds = in_t.shape[0] / 16;
+    for (int64_t r = 0; r < rounds; ++r)
+        for (int64_t k = 0; k < cluster; ++k)
+            for (int64_t e = 0; e < tile; ++e)
+                seti(out, out_t, (r * cluster + k) * tile + e, geti(in, in_t, r * tile + e) + 1000 * k);
+    return {{"out", out}};
+}
+
 // st_async_ring.cu: kIters = 4 iterations; in iteration it rank r sends r * 4096 + it * 64 + tid
 // to rank r + 1; each thread sums what it received from its previous neighbour.
 Images st_async_ring(const Scenario& s) {
@@ -287,6 +304,7 @@ const std::map<std::string, std::function<Images(const Scenario&)>>& references(
         {"kernel_tma_load_store_ring", tma_load_store_ring},
         {"kernel_warp_specialized_pc", warp_specialized_pc},
         {"kernel_tma_multicast", tma_multicast},
+        {"kernel_tma_multicast_refill", tma_multicast_refill},
         {"kernel_st_async_ring", st_async_ring},
         {"kernel_tilus_cp_async_copy", tilus_cp_async_copy},
         {"kernel_dsmem_reduce", dsmem_reduce},
