@@ -45,7 +45,8 @@ void print_diagnostics(const RunResult& r, bool all_instances, std::ostream& out
         const Diagnostic& d = g.first;
         out << "  " << to_string(d.outcome);
         if (!d.rule.empty()) out << " " << d.rule;
-        if (const std::string where = group_where(g); !where.empty()) out << " at " << where;
+        // Without an op only the count is said: "hang <rule>, 2 instances (cta 0)".
+        if (const std::string where = group_where(g); !where.empty()) out << (d.op >= 0 ? " at " : ", ") << where;
         out << " (cta " << d.cta << "): " << d.message << '\n';
         for (const auto& [k, v] : d.detail) out << "    " << k << " = " << v << '\n';
         if (g.instances > 1)

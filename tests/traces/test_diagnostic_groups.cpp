@@ -125,6 +125,14 @@ TEST_CASE("diagnostic groups: the text summary and the JSON document show the me
     CHECK(every.str().find("diagnostics: 6\n") != std::string::npos);
     CHECK(every.str().find("  hazard proxy.generic_to_async at op #12[1] (cta 0): m 12[1]\n") != std::string::npos);
 
+    // Repeats without an op: merged by message, the count said without "at".
+    RunResult hangs;
+    hangs.diagnostics = {hazard("mbarrier.pending_arrivals", -1, {}, 0, "a"),
+                         hazard("mbarrier.pending_arrivals", -1, {}, 0, "a")};
+    std::ostringstream hang_text;
+    print_summary(hangs, hang_text);
+    CHECK(hang_text.str().find("  hazard mbarrier.pending_arrivals, 2 instances (cta 0): a -1\n") != std::string::npos);
+
     const OrderedJson j = run_json(r, {{12, "tma.store"}});
     CHECK(j.at("version") == 2);
     REQUIRE(j.at("diagnostics").size() == 2);
