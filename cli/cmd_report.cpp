@@ -11,6 +11,7 @@
 #include "cli/trace_scenario.h"
 #include "model/core/hazard_rules.h"
 #include "model/core/rule_help.h"
+#include "traces/diagnostic_groups.h"
 #include "traces/html_report.h"
 #include "traces/trace_reader.h"
 
@@ -63,6 +64,7 @@ ReportContext context_for(const TraceFile& trace) {
 void add_report_command(CLI::App& app, Action& action) {
     struct Args {
         std::string trace, output;
+        bool all_instances = false;
     };
     auto args = std::make_shared<Args>();
     CLI::App* sub = app.add_subcommand(
@@ -70,6 +72,8 @@ void add_report_command(CLI::App& app, Action& action) {
                   "diagnostics with their rule, the scenario's source lines");
     sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
     sub->add_option("--output,-o", args->output, "HTML file to write; - for standard output")->required();
+    sub->add_flag("--all-instances", args->all_instances,
+                  "One card per diagnostic instance; by default one per (rule, op, CTA) naming its iterations");
     sub->footer("The scenario file named in the trace's header is read, relative to the working directory, for "
                 "the source lines; without it the report shows the rest.");
     sub->callback([args, &action] {
@@ -81,13 +85,18 @@ void add_report_command(CLI::App& app, Action& action) {
             const TraceFile t = read_trace_file(args->trace);
             add_trace_inputs(guard, args->trace, t);
             guard.check();  // and its sidecars and the scenario it names, whose lines the report shows
-            const ReportContext context = context_for(t);
+            ReportContext context = context_for(t);
+            context.all_instances = args->all_instances;
             AtomicOutput out(args->output);
             write_html_report(t.result, out.stream(), context);
             out.commit();
+            const size_t merged = group_diagnostics(t.result.diagnostics).size();
             // The HTML alone goes to standard output when it is written there.
             (args->output == "-" ? std::cerr : std::cout) << args->output << ": " << t.result.events.size() << " events, "
-                      << t.result.diagnostics.size() << " diagnostic(s)"
+                      << merged << " diagnostic(s)"
+                      << (t.result.diagnostics.size() > merged
+                              ? " (" + std::to_string(t.result.diagnostics.size()) + " instances)"
+                              : "")
                       << (context.scenario_found ? ", source " + context.scenario_path : ", no source found")
                       << "; open it in a browser\n";
             return static_cast<int>(kOk);

@@ -22,6 +22,7 @@
 #include "device/device_unavailable.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
+#include "traces/diagnostic_groups.h"
 #include "traces/summary.h"
 #include "traces/trace_writer.h"
 
@@ -48,6 +49,7 @@ struct RunArgs {
     int warm_launches = 1;            // device: launches before the recorded one (code and pages warm)
     std::string shared_dump = "auto";  // device: copy the final shared buffers out (auto: unless --trace none)
     bool quiet = false;
+    bool all_instances = false;  // one diagnostic per instance, not merged per (rule, op, CTA)
     int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
@@ -241,27 +243,33 @@ int run(RunArgs& a) {
     ExpectationCheck check = check_expectation(scenario, result, on_device);
     if (a.json) {
         const int code = check.passed ? kOk : kMismatch;
-        std::cout << dump_json(single_run_json(scenario, result, check, a.output, code)) << '\n';
+        std::cout << dump_json(single_run_json(scenario, result, check, a.output, code, a.all_instances)) << '\n';
         return code;
     }
     if (!a.quiet) {
-        print_summary(result, std::cout, names);
+        print_summary(result, std::cout, names, a.all_instances);
         if (on_device) print_kernel_time(result.provenance);
         print_teaching(scenario, result, std::cout);
         std::cout << '\n';
     }
 
     if (check.passed) {
-        if (!a.quiet)
+        if (!a.quiet) {
             std::cout << "expect:      " << check.expected << (check.checked ? ": PASS\n" : ": not checked\n");
-        for (const std::string& note : check.notes)
-            if (!a.quiet) std::cout << "note:        " << note << '\n';
+            for (const std::string& note : check.notes) std::cout << "note:        " << note << '\n';
+            std::cout << diagnostics_summary_line(result.diagnostics) << '\n';
+        }
         return kOk;
     }
     std::cout << "expect:      FAIL: expected " << check.expected << ", got " << check.got << '\n';
     for (const std::string& note : check.notes) std::cout << "note:        " << note << '\n';
     if (a.quiet)  // the summary was not printed; the diagnostics explain the outcome
-        for (const Diagnostic& d : result.diagnostics) std::cout << "diagnostic:  " << d.message << '\n';
+        for (const DiagnosticGroup& g : group_diagnostics(result.diagnostics, a.all_instances)) {
+            std::cout << "diagnostic:  " << g.first.message;
+            if (g.instances > 1) std::cout << " [" << group_where(g) << "]";
+            std::cout << '\n';
+        }
+    std::cout << diagnostics_summary_line(result.diagnostics) << '\n';
     return kMismatch;
 }
 
@@ -350,6 +358,9 @@ void add_run_command(CLI::App& app, Action& action) {
                     "one per core. Rows and progress lines keep the -j 1 order")
         ->check(CLI::NonNegativeNumber);
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
+    sub->add_flag("--all-instances", a->all_instances,
+                  "Print every instance of a diagnostic: by default one per (rule, op, CTA) names the loop "
+                  "iterations it covers (traces/FORMAT.md, merged diagnostics); the trace always has each");
     sub->add_flag("--json", a->json,
                   "Print one JSON document on stdout instead of text (traces/FORMAT.md, JSON output); "
                   "batch progress lines go to stderr");

@@ -28,8 +28,8 @@ OrderedJson expectation_json(const ExpectationCheck& check) {
 }
 
 OrderedJson single_run_json(const Scenario& scenario, const RunResult& result, const ExpectationCheck& check,
-                            const std::string& trace_path, int exit_code) {
-    OrderedJson j = run_json(result, op_names_of(scenario));
+                            const std::string& trace_path, int exit_code, bool all_instances) {
+    OrderedJson j = run_json(result, op_names_of(scenario), all_instances);
     j["summary"] = scenario.summary;
     j["expect"] = expectation_json(check);
     j["trace"] = path_or_null(trace_path);

@@ -13,7 +13,7 @@ namespace tmasim::cli {
 
 OrderedJson expectation_json(const ExpectationCheck& check);
 OrderedJson single_run_json(const Scenario& scenario, const RunResult& result, const ExpectationCheck& check,
-                            const std::string& trace_path, int exit_code);
+                            const std::string& trace_path, int exit_code, bool all_instances = false);
 OrderedJson batch_json(const std::vector<BatchRow>& rows, const BatchOptions& options, int exit_code);
 
 }  // namespace tmasim::cli

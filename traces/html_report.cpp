@@ -2,6 +2,8 @@
 // (html_timeline.cpp), the ops, the source listing and the final memory. Everything inline.
 #include "traces/html_report.h"
 
+#include "traces/diagnostic_groups.h"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -82,12 +84,19 @@ void header(const RunResult& r, const ReportContext& c, std::ostream& out) {
         << (c.scenario_path.empty() ? "" : " &middot; " + html_escape(c.scenario_path)) << "</div></header>\n";
 }
 
+// One card per merged diagnostic (traces/diagnostic_groups.h): a hazard in every iteration
+// of a loop is one card naming the iterations, not one per iteration pushing the timeline down.
 void diagnostics(const RunResult& r, const ReportContext& c, std::ostream& out) {
-    out << "<section id=\"diagnostics\"><h2>Diagnostics (" << r.diagnostics.size() << ")</h2>\n";
+    const std::vector<DiagnosticGroup> groups = group_diagnostics(r.diagnostics, c.all_instances);
+    out << "<section id=\"diagnostics\"><h2>Diagnostics (" << groups.size();
+    if (groups.size() != r.diagnostics.size()) out << ", " << r.diagnostics.size() << " instances";
+    out << ")</h2>\n";
     if (!c.scenario_summary.empty())
         out << "<p class=\"summary\"><b>What the scenario shows:</b> " << html_escape(c.scenario_summary) << "</p>\n";
     if (r.diagnostics.empty()) out << "<p>No rule was broken: the run ended " << to_string(r.outcome) << ".</p>\n";
-    for (const Diagnostic& d : r.diagnostics) {
+    else out << "<p class=\"note\">" << html_escape(diagnostics_summary_line(r.diagnostics)) << "</p>\n";
+    for (const DiagnosticGroup& g : groups) {
+        const Diagnostic& d = g.first;
         RuleHelp help;
         if (auto it = c.rules.find(d.rule); it != c.rules.end()) help = it->second;
         const std::string explanation = detail_value(d, "explanation").empty() ? help.explanation
@@ -96,9 +105,14 @@ void diagnostics(const RunResult& r, const ReportContext& c, std::ostream& out) 
         out << "<div class=\"diag d-" << to_string(d.outcome) << "\"><div>" << outcome_badge(d.outcome)
             << " <span class=\"rule\">" << html_escape(d.rule.empty() ? "(no rule id)" : d.rule) << "</span>";
         if (d.op >= 0) {
+            // "#5[1] tma.load" for one instance, "#5 tma.load, iterations 0-2" merged.
             std::string op = "#" + std::to_string(d.op);
-            for (int64_t i : d.iters) op += "[" + std::to_string(i) + "]";
+            if (g.instances == 1)
+                for (int64_t i : d.iters) op += "[" + std::to_string(i) + "]";
             if (auto n = c.names.find(d.op); n != c.names.end()) op += " " + n->second;
+            const std::string where = group_where(g);
+            if (const size_t comma = where.find(", "); g.instances > 1 && comma != std::string::npos)
+                op += where.substr(comma);
             auto line = c.op_lines.find(d.op);
             if (line != c.op_lines.end() && c.scenario_found)
                 out << fmt::format(" at <a href=\"#src-L{}\">{} (line {})</a>", line->second, html_escape(op),
@@ -107,6 +121,9 @@ void diagnostics(const RunResult& r, const ReportContext& c, std::ostream& out) 
                 out << " at " << html_escape(op);
         }
         out << " in CTA " << d.cta << "</div><dl><dt>what happened</dt><dd>" << html_escape(d.message) << "</dd>";
+        if (g.instances > 1)
+            out << "<dt>instances</dt><dd>" << g.instances << ": the first is shown (--all-instances: a card each); the "
+                << "timeline marks each &#9650;</dd>";
         if (!help.statement.empty()) out << "<dt>the rule</dt><dd>" << html_escape(help.statement) << "</dd>";
         if (!explanation.empty()) out << "<dt>why</dt><dd>" << html_escape(explanation) << "</dd>";
         if (!fix.empty()) out << "<dt>fix</dt><dd><span class=\"fix\">" << html_escape(fix) << "</span></dd>";

@@ -34,6 +34,7 @@ struct ReportContext {
     std::map<int, int> op_lines;           // op id -> 1-based line in the file
     std::map<std::string, RuleHelp> rules; // rule id -> help
     WaitTargets wait_targets;              // empty: link waits by time alone
+    bool all_instances = false;            // one card per diagnostic, not per (rule, op, CTA)
 };
 
 void write_html_report(const RunResult& result, std::ostream& out, const ReportContext& context);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "scenarios/values.h"
+#include "traces/diagnostic_groups.h"
 
 namespace tmasim {
 namespace {
@@ -23,7 +24,8 @@ OrderedJson iters_json(const std::vector<int64_t>& iters) {
     return j;
 }
 
-std::string op_name(const OpNames& names, int op) {
+// Named apart from trace_diff.cpp's op_name ("?" for none), which may share its unity batch.
+std::string op_name_or_empty(const OpNames& names, int op) {
     auto it = names.find(op);
     return it == names.end() ? std::string() : it->second;
 }
@@ -45,7 +47,7 @@ OrderedJson ops_json(const RunResult& r, const OpNames& names) {
     for (const auto& [op, s] : per_op) {
         OrderedJson j;
         j["op"] = op;
-        j["name"] = op_name(names, op);
+        j["name"] = op_name_or_empty(names, op);
         j["events"] = s.events;
         j["first_t"] = s.first;
         j["last_t"] = s.last;
@@ -117,28 +119,45 @@ OrderedJson provenance_json(const Provenance& p) {
     return j;
 }
 
-OrderedJson diagnostic_json(const Diagnostic& d, const OpNames& names) {
+OrderedJson diagnostic_json(const DiagnosticGroup& g, const OpNames& names) {
+    const Diagnostic& d = g.first;
     OrderedJson j;
     j["outcome"] = to_string(d.outcome);
     j["rule"] = d.rule;
     j["op"] = d.op;
-    j["op_name"] = op_name(names, d.op);
+    j["op_name"] = op_name_or_empty(names, d.op);
     j["iters"] = iters_json(d.iters);
     j["cta"] = d.cta;
     j["message"] = d.message;
     j["detail"] = string_map(d.detail);
+    j["instances"] = g.instances;
+    j["iterations"] = iterations_text(g);
+    OrderedJson all = OrderedJson::array();
+    for (const std::vector<int64_t>& it : g.iterations) all.push_back(iters_json(it));
+    j["instance_iters"] = std::move(all);
     return j;
 }
 
-OrderedJson run_json(const RunResult& r, const OpNames& names) {
+OrderedJson run_json(const RunResult& r, const OpNames& names, bool all_instances) {
     OrderedJson j;
     j["format"] = "tmasim-run";
-    j["version"] = kJsonOutputVersion;
+    j["version"] = kRunJsonVersion;
     j["provenance"] = provenance_json(r.provenance);
     j["outcome"] = to_string(r.outcome);
+    const std::vector<DiagnosticGroup> groups = group_diagnostics(r.diagnostics, all_instances);
     OrderedJson diagnostics = OrderedJson::array();
-    for (const Diagnostic& d : r.diagnostics) diagnostics.push_back(diagnostic_json(d, names));
+    std::set<std::string> rules;
+    for (const DiagnosticGroup& g : groups) {
+        diagnostics.push_back(diagnostic_json(g, names));
+        if (!g.first.rule.empty()) rules.insert(g.first.rule);
+    }
     j["diagnostics"] = std::move(diagnostics);
+    // Counted merged even with all_instances, as the summary line counts.
+    const size_t merged = all_instances ? group_diagnostics(r.diagnostics).size() : groups.size();
+    j["diagnostic_summary"] = {{"diagnostics", merged},
+                               {"rules", rules.size()},
+                               {"instances", r.diagnostics.size()},
+                               {"line", diagnostics_summary_line(r.diagnostics)}};
     std::set<int> ctas;
     size_t model_only = 0;
     for (const TraceEvent& e : r.events) {

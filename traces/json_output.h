@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/run_result.h"
+#include "traces/diagnostic_groups.h"
 #include "traces/trace_diff.h"
 #include "traces/trace_writer.h"
 
@@ -16,11 +17,17 @@ using OrderedJson = nlohmann::ordered_json;
 
 // Bumped when a key changes meaning or goes away; new keys do not bump it.
 constexpr int kJsonOutputVersion = 1;
+// tmasim-run's own: version 2 merged `diagnostics` per (rule, op, CTA) (traces/FORMAT.md,
+// "Merged diagnostics"), so an entry may stand for several instances.
+constexpr int kRunJsonVersion = 2;
 
 OrderedJson provenance_json(const Provenance& p);
-OrderedJson diagnostic_json(const Diagnostic& d, const OpNames& names);
-// "run": provenance, outcome, diagnostics, per-op event counts, memory hashes.
-OrderedJson run_json(const RunResult& result, const OpNames& names);
+// One merged diagnostic: the first instance's keys, then `instances`, `iterations` (the
+// text the summary prints) and `instance_iters` (each distinct loop index list).
+OrderedJson diagnostic_json(const DiagnosticGroup& group, const OpNames& names);
+// "run": provenance, outcome, diagnostics (merged unless `all_instances`), their summary,
+// per-op event counts, memory hashes.
+OrderedJson run_json(const RunResult& result, const OpNames& names, bool all_instances = false);
 // "diff": both provenances, outcome, races not observed, memory with the first differing
 // elements, timing summaries and the worst rows, the verdict.
 OrderedJson diff_json(const DiffReport& report);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "scenarios/values.h"
+#include "traces/diagnostic_groups.h"
 
 namespace tmasim {
 namespace {
@@ -32,15 +33,24 @@ void print_provenance(const Provenance& p, std::ostream& out) {
     out << '\n';
 }
 
-void print_diagnostics(const RunResult& r, std::ostream& out) {
-    out << "diagnostics: " << (r.diagnostics.empty() ? "none" : std::to_string(r.diagnostics.size())) << '\n';
-    for (const Diagnostic& d : r.diagnostics) {
+// One entry per merged group (traces/diagnostic_groups.h): the first line keeps the form
+// "  <outcome> <rule> at <where> (cta N): <message>" that scripts read, <where> naming the
+// iterations when the group covers several instances.
+void print_diagnostics(const RunResult& r, bool all_instances, std::ostream& out) {
+    const std::vector<DiagnosticGroup> groups = group_diagnostics(r.diagnostics, all_instances);
+    out << "diagnostics: " << (groups.empty() ? "none" : std::to_string(groups.size()));
+    if (groups.size() != r.diagnostics.size()) out << " (" << r.diagnostics.size() << " instances)";
+    out << '\n';
+    for (const DiagnosticGroup& g : groups) {
+        const Diagnostic& d = g.first;
         out << "  " << to_string(d.outcome);
         if (!d.rule.empty()) out << " " << d.rule;
-        if (d.op >= 0) out << " at op #" << d.op;
-        for (int64_t i : d.iters) out << "[" << i << "]";
+        // Without an op only the count is said: "hang <rule>, 2 instances (cta 0)".
+        if (const std::string where = group_where(g); !where.empty()) out << (d.op >= 0 ? " at " : ", ") << where;
         out << " (cta " << d.cta << "): " << d.message << '\n';
         for (const auto& [k, v] : d.detail) out << "    " << k << " = " << v << '\n';
+        if (g.instances > 1)
+            out << "    (the first of " << g.instances << " instances; --all-instances prints each)\n";
     }
 }
 
@@ -86,10 +96,10 @@ void print_memory(const RunResult& r, std::ostream& out) {
 
 }  // namespace
 
-void print_summary(const RunResult& r, std::ostream& out, const OpNames& names) {
+void print_summary(const RunResult& r, std::ostream& out, const OpNames& names, bool all_instances) {
     print_provenance(r.provenance, out);
     out << "outcome:     " << to_string(r.outcome) << '\n';
-    print_diagnostics(r, out);
+    print_diagnostics(r, all_instances, out);
     print_events(r, names, out);
     print_memory(r, out);
 }

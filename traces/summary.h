@@ -8,6 +8,9 @@
 
 namespace tmasim {
 
-void print_summary(const RunResult& result, std::ostream& out, const OpNames& names = {});
+// The diagnostics merged per (rule, op, CTA) with the iterations each covers; with
+// `all_instances`, one entry per instance as the trace has them.
+void print_summary(const RunResult& result, std::ostream& out, const OpNames& names = {},
+                   bool all_instances = false);
 
 }  // namespace tmasim

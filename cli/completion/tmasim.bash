@@ -26,10 +26,11 @@ _tmasim() {
     esac
     local opts=""
     case "$sub" in
-        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --ncu --json --trace --sanitize --l2 --trace-words-in --memory-bytes --max-work --jobs" ;;
+        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --all-instances --ncu --json --trace --sanitize --l2 --trace-words-in --memory-bytes --max-work --jobs" ;;
         sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--align --json" ;;
-        export|report) opts="--output" ;;
+        export) opts="--output" ;;
+        report) opts="--output --all-instances" ;;
         codegen) opts="--compile" ;;
         layout) opts="--shape --type --linear" ;;
         explain)
