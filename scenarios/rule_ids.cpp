@@ -53,6 +53,8 @@ const std::vector<RuleId>& known_rule_ids() {
         {"race.shared_war", Outcome::hazard},
         {"race.shared_waw", Outcome::hazard},
         {"race.cp_async_waw", Outcome::hazard},
+        {"mbarrier.live_bytes_access", Outcome::hazard},
+        {"mbarrier.init_over_data", Outcome::hazard},
     };
     return ids;
 }
