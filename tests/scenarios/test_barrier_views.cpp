@@ -50,7 +50,8 @@ TEST_CASE("a barrier at a view lies in its buffer's bytes and takes none of its 
 }
 
 TEST_CASE("a single buffer is named without an index, and offset defaults to 0", "[scenarios][barriers]") {
-    const Scenario sc = load_scenario_text(with(kBase, R"({at: "stage[1]", offset: 16, array: 2})", "{at: a}"), "v.yaml");
+    const std::string one = with(kBase, R"({at: "stage[1]", offset: 16, array: 2})", "{at: a}");
+    const Scenario sc = load_scenario_text(with(one, R"(barrier: "bar[1]")", "barrier: bar"), "v.yaml");
     CHECK(compute_shared_layout(sc).offset_of("bar", 0) == 0);
 }
 
