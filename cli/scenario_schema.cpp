@@ -149,7 +149,7 @@ json scenario_schema() {
         {"shared", named_section(closed_object(
                        {{"type", enum_of(allowed_dtypes())}, {"shape", value()}, {"align", value()}, {"array", value()}},
                        {"type", "shape"}))},
-        {"barriers", named_section(closed_object({{"array", value()}}))},
+        {"barriers", named_section(closed_object({{"array", value()}, {"at", {{"type", "string"}}}, {"offset", value()}}))},
         {"accumulators", named_section(closed_object({{"n", value()}}, {"n"}))},
         {"layouts", named_section(layout_entry())},
         {"tiles", named_section(closed_object(

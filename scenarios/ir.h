@@ -95,7 +95,15 @@ struct BarrierDecl {
     std::string name;
     int64_t array = 0;  // 0: one barrier; N: name[0..N-1]
     SourceLoc loc;
+    // A view (`at: "stage[1]", offset: 16`): the barriers lie in these bytes of a shared
+    // buffer instead of a slot of their own, name[i] at at_offset + 8 * i of buffer element
+    // at_buffer[at_index]. The bytes are a barrier while it is live and data otherwise
+    // (semantics.md A11). at_buffer empty: a slot of its own.
+    std::string at_buffer;
+    int64_t at_index = 0;
+    int64_t at_offset = 0;
     int64_t count() const { return array == 0 ? 1 : array; }
+    bool is_view() const { return !at_buffer.empty(); }
 };
 
 // A warpgroup's wgmma accumulator: D of m64nNk16 with f32 elements, held in registers,

@@ -45,8 +45,14 @@ SharedLayout compute_shared_layout(const Scenario& sc) {
         slot.size = 8;
         slot.stride = 8;
         slot.count = bar.count();
-        slot.offset = round_up(cursor, 8);
-        cursor = slot.offset + 8 * slot.count;
+        if (bar.is_view()) {
+            // In the buffer's own bytes (the loader checked they fit): no bytes of its own.
+            slot.offset = layout.offset_of(bar.at_buffer, bar.at_index) + bar.at_offset;
+            slot.view_of = bar.at_buffer;
+        } else {
+            slot.offset = round_up(cursor, 8);
+            cursor = slot.offset + 8 * slot.count;
+        }
         layout.slots.push_back(slot);
     }
     // The staged (shared-memory) copy of each map in global memory, for tensormap.stage,

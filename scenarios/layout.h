@@ -18,6 +18,7 @@ struct SharedSlot {
     int64_t stride = 0;   // bytes between array elements (size rounded up to align)
     int64_t size = 0;     // bytes of one element
     int64_t count = 1;
+    std::string view_of;  // a barrier in a buffer's bytes: that buffer (it takes no bytes of its own)
 };
 
 struct SharedLayout {
@@ -29,8 +30,9 @@ struct SharedLayout {
     int64_t offset_of(const std::string& name, int64_t index) const;
 };
 
-// Buffers in declaration order, each at its alignment; then the barriers, 8 bytes each;
-// then a 128-byte staged copy of each map declared with location: global.
+// Buffers in declaration order, each at its alignment; then the barriers, 8 bytes each
+// (a view's in its buffer's bytes); then a 128-byte staged copy of each map declared with
+// location: global.
 SharedLayout compute_shared_layout(const Scenario& s);
 // The slot name of map `map`'s staged copy ("tensormap.<map>"; not a valid buffer name).
 std::string staged_map_slot(const std::string& map);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "scenarios/barrier_view.h"
 #include "scenarios/checked_size.h"
 #include "scenarios/init_loader.h"
 #include "scenarios/kernel_loader.h"
@@ -272,14 +273,16 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
         sc.shared.push_back(b);
     });
     for_each_entry(top, "barriers", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
-        m.only_keys("array");
+        m.only_keys("array, at, offset");
         BarrierDecl d;
         d.name = name;
         d.loc = loc;
         d.array = m.integer_or("array", 0, 1, 64);
-        m.finish("array");
+        read_barrier_view(m, d, sc);
+        m.finish("array, at, offset");
         sc.barriers.push_back(d);
     });
+    check_barrier_views(sc);
     for_each_entry(top, "accumulators", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {
         m.only_keys("n");
         AccumulatorDecl a;

@@ -55,6 +55,8 @@ const std::vector<RuleId>& known_rule_ids() {
         {"race.shared_waw", Outcome::hazard},
         {"race.cp_async_waw", Outcome::hazard},
         {"race.async_overlap", Outcome::hazard},
+        {"mbarrier.live_bytes_access", Outcome::hazard},
+        {"mbarrier.init_over_data", Outcome::hazard},
     };
     return ids;
 }

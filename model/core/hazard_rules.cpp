@@ -39,6 +39,15 @@ const std::vector<HazardRule>& HazardRules::all() {
          "PTX 9.7.13.15.6; semantics.md A7, scenarios 3, 4"},
         {"mbarrier.pending_arrivals", O::hang, "a waited phase whose arrivals never all come hangs",
          "PTX 9.7.13.15.6; semantics.md A7"},
+        {"mbarrier.live_bytes_access", O::hazard,
+         "while an mbarrier is live (from its init to its inval) its 8 bytes may be accessed only by mbarrier "
+         "operations: no generic load or store, no async copy writing or reading them",
+         "PTX 9.7.13.15 (non-mbarrier operations on an initialized mbarrier object), 9.7.13.15.3, 9.7.13.15.10; "
+         "semantics.md A11"},
+        {"mbarrier.init_over_data", O::hazard,
+         "mbarrier.init may take bytes only when their use as data is over and ordered before it: no async copy "
+         "still writing them, no async read still reading them, no other warp's unordered access",
+         "PTX 9.7.13.15.3, 9.7.13.15.9, 9.7.9.25.1, 8.9 (data race); semantics.md A11, C17, C22"},
         // Completion and reuse (C)
         {"race.read_before_complete", O::hazard,
          "shared bytes an async copy writes may be accessed only after a wait observes its completion",

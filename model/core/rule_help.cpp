@@ -36,6 +36,23 @@ const std::vector<RuleHelp>& RuleHelpTable::all() {
          "Invalidate it first ({op: mbarrier.inval}) after every use has finished, then init again; or use a "
          "second barrier.",
          "A3"},
+        {"mbarrier.live_bytes_access",
+         "From mbarrier.init until mbarrier.inval the 8 bytes are an opaque barrier object that only mbarrier "
+         "operations may touch. A store, a shared.store, compute, a cp.async or a TMA/bulk load landing there "
+         "overwrites the phase and counts other threads wait on; a load or a TMA store reads the barrier's state "
+         "as data.",
+         "Keep data out of the barrier's bytes while it lives: move the buffer or the barrier (offset:), or end the "
+         "barrier first: every wait on it done, {op: mbarrier.inval, barrier: bar, by: thread0}, then {op: sync} "
+         "before any thread uses the bytes as data.",
+         "A11"},
+        {"mbarrier.init_over_data",
+         "mbarrier.init writes the 8 bytes. If a cp.async or TMA load still writes them, its landing can overwrite "
+         "the fresh barrier; if a TMA store or wgmma still reads them, or another warp uses them without a barrier "
+         "in between, that use sees the barrier instead of its data.",
+         "Finish the data's use before the init and order it: wait for the copy ({op: cp.async.wait_all}, or the "
+         "mbarrier.wait that shows the TMA load complete), {op: bulk.wait_group_read, n: 0} for a TMA store, then "
+         "{op: sync} so the other warps' accesses come first; only then init the barrier.",
+         "A11"},
         {"mbarrier.count_range",
          "The arrival count is a 20-bit field; 0 or 2^20 and above cannot be represented.",
          "Give mbarrier.init a count between 1 and 1048575.",

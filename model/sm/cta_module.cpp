@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "model/sm/barrier_storage.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cp_async_unit.h"
 #include "model/core/hazard_rules.h"
@@ -100,6 +101,7 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
     const bool arrival = action == BarrierAction::arrive || action == BarrierAction::async_arrive ||
                          action == BarrierAction::remote_arrive;
     if (arrival) check_observed_before_arrive(b, op, site);
+    if (action == BarrierAction::init && !b.state.live()) check_init_storage(*this, barrier, thread, op, site);  // A11
     try {
         switch (action) {
             case BarrierAction::init: b.state.init(amount); break;
@@ -123,6 +125,8 @@ bool CtaModule::barrier_action(int barrier, BarrierAction action, int64_t amount
         return false;
     }
     if (action == BarrierAction::init || action == BarrierAction::inval) {
+        barriers_.set_live(barrier, action == BarrierAction::init);
+        if (action == BarrierAction::inval) note_inval_storage(*this, barrier, thread, op);
         b.releasing.clear();
         b.released.clear();
         b.reset_observations();

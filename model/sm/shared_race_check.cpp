@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/sm/barrier_storage.h"
 #include "model/sm/cluster.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/sm/cta_module.h"
@@ -30,6 +31,7 @@ std::string SharedRaceCheck::op_name(int id) const {
 void SharedRaceCheck::access(const EventSite& site, int thread, int64_t offset, int64_t bytes, bool is_write) {
     const int64_t first = offset, last = offset + bytes - 1;
     const char* verb = is_write ? "writes" : "reads";
+    check_live_barrier_bytes(cta_, op_, site, thread, offset, bytes, verb, buffer_, base_);  // A11
     const auto race = cta_.async_writes().check(thread, first, last, cta_.tracker(), cta_.observations());
     if (race) {
         const AsyncWrite& w = race->write;
@@ -71,6 +73,7 @@ void SharedRaceCheck::cp_async_overwrite(const EventSite& site, int thread, int6
 }
 
 void SharedRaceCheck::async_write_issue(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
+    check_live_barrier_bytes(cta_, op_, site, thread, offset, bytes, "issues an async write of", buffer_, base_);  // A11
     other_threads(site, thread, offset, bytes, true, false);
 }
 

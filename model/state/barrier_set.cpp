@@ -134,6 +134,21 @@ BarrierSlot& BarrierSet::kernel_slot(int index, int64_t offset, const std::strin
     return s;
 }
 
+void BarrierSet::set_live(int i, bool live) {
+    const std::pair<int64_t, int> entry{slots_.at(static_cast<size_t>(i))->smem_offset, i};
+    auto it = std::lower_bound(live_.begin(), live_.end(), entry);
+    const bool present = it != live_.end() && *it == entry;
+    if (live && !present) live_.insert(it, entry);
+    if (!live && present) live_.erase(it);
+}
+
+int BarrierSet::live_in_slow(int64_t first, int64_t last) const {
+    // Barriers are 8-byte words at 8-aligned offsets: the one at o overlaps [first, last]
+    // when first - 7 <= o <= last.
+    auto it = std::lower_bound(live_.begin(), live_.end(), std::make_pair(first - 7, INT32_MIN));
+    return it != live_.end() && it->first <= last ? it->second : -1;
+}
+
 void BarrierSet::notify_all() {
     for (auto& s : slots_) s->changed.notify(sc_core::SC_ZERO_TIME);
 }

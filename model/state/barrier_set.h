@@ -88,6 +88,14 @@ public:
     const BarrierSlot& at(int i) const { return *slots_.at(i); }
     int size() const { return static_cast<int>(slots_.size()); }
     void notify_all();
+    // Storage lifetime (semantics.md A11): barrier `i` became live (init) or ended (inval),
+    // and the live barrier whose 8 bytes overlap CTA bytes [first, last], if any: -1 when none.
+    void set_live(int i, bool live);
+    int live_in(int64_t first, int64_t last) const {
+        // Most accesses miss every barrier: a program's own barrier slots follow its buffers.
+        if (live_.empty() || last < live_.front().first || first > live_.back().first + 7) return -1;
+        return live_in_slow(first, last);
+    }
 
 private:
     struct Decl {
@@ -97,6 +105,8 @@ private:
     };
     std::map<std::string, Decl> decls_;
     std::vector<std::unique_ptr<BarrierSlot>> slots_;  // sc_event cannot move
+    int live_in_slow(int64_t first, int64_t last) const;
+    std::vector<std::pair<int64_t, int>> live_;  // (offset, slot) of the live barriers, ascending offsets
 };
 
 }  // namespace tmasim::model

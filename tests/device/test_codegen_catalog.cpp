@@ -40,7 +40,10 @@ Scenario renamed(Scenario s) {
         rename(m.tensor);
     }
     for (SharedBuffer& b : s.shared) rename(b.name);
-    for (BarrierDecl& b : s.barriers) rename(b.name);
+    for (BarrierDecl& b : s.barriers) {
+        rename(b.name);
+        if (b.is_view()) rename(b.at_buffer);  // a barrier in a buffer's bytes names the buffer
+    }
     for (AccumulatorDecl& a : s.accumulators) rename(a.name);
     for (LayoutDecl& l : s.layouts) rename(l.name);
     for (TileDecl& t : s.tiles) {
