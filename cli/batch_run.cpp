@@ -113,11 +113,12 @@ int64_t extra_int(const Provenance& p, const std::string& key) {
     }
 }
 
-// The scenario's `expect` as the model's verdict, when no model trace is at hand.
+// The scenario's `expect` as the model's verdict, when no model trace is at hand: a hazard to
+// compare, or the hang or fault where the model's run stops.
 std::vector<Diagnostic> expected_hazards(const Scenario& s) {
-    if (s.expect.outcome != Outcome::hazard) return {};
+    if (s.expect.outcome == Outcome::ok) return {};
     Diagnostic d;
-    d.outcome = Outcome::hazard;
+    d.outcome = s.expect.outcome;
     d.rule = s.expect.rule;
     for (const Op* op : s.all_ops())
         if (!s.expect.op.empty() && (op->label == s.expect.op || "#" + std::to_string(op->id) == s.expect.op))
@@ -208,6 +209,8 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
         row.why = printable_line(e.what());
     }
     for (const HazardVerdict& v : row.hazards) {
+        if (v.kind == HazardVerdict::Kind::not_ptx_rule || v.kind == HazardVerdict::Kind::not_reached)
+            row.why += (row.why.empty() ? "" : "; ") + std::string(verdict_head(v.kind)) + ": " + v.why;
         if (v.kind != HazardVerdict::Kind::sanitizer_only) continue;
         if (row.verdict == BatchRow::Verdict::agree) {
             row.verdict = BatchRow::Verdict::disagree;

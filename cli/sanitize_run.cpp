@@ -135,6 +135,22 @@ std::string sanitizer_report_path(const std::string& trace_path, const std::stri
     return p.string() + "." + tool + ".txt";
 }
 
+void note_barrier_waits(std::vector<Diagnostic>& found, const Scenario& s) {
+    for (Diagnostic& d : found) {
+        if (d.rule != "sanitizer.synccheck.barrier" || d.op < 0) continue;
+        const Op* op = s.find_op(d.op);
+        if (!op || op->barrier.name.empty() ||
+            (op->kind != OpKind::mbarrier_arrive && op->kind != OpKind::mbarrier_arrive_expect_tx &&
+             op->kind != OpKind::cp_async_mbarrier_arrive))
+            continue;
+        bool waited = false;
+        for (const Op* other : s.all_ops())
+            waited = waited || (other->kind == OpKind::mbarrier_wait && other->barrier.name == op->barrier.name);
+        d.detail["barrier"] = op->barrier.name;
+        d.detail["barrier_waited"] = waited ? "1" : "0";
+    }
+}
+
 SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, const std::string& tool,
                            const std::string& sanitizer) {
     TempDir dir;
@@ -182,7 +198,8 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     const device::KernelLineMap lines(device::generate_kernel_source(
         s, options.trace, device::TraceWordsIn::global,
         options.shared_dump ? device::SharedDump::copy_out : device::SharedDump::skip));
-    const std::vector<Diagnostic> found = device::sanitizer_diagnostics(report, tool, lines, s);
+    std::vector<Diagnostic> found = device::sanitizer_diagnostics(report, tool, lines, s);
+    note_barrier_waits(found, s);
     RunResult& r = run.result;
     r.provenance.extra["sanitizer"] = tool;
     r.provenance.extra["sanitizer_findings"] = std::to_string(report.findings.size());

@@ -8,6 +8,7 @@
 // The provenance's `extra` gets `sanitizer` (the tool) and `sanitizer_findings`; a run that
 // ended ok with findings gets their outcome (hazard; fault for memcheck's invalid accesses).
 #include <string>
+#include <vector>
 
 #include "device/run_device.h"
 #include "scenarios/ir.h"
@@ -39,6 +40,11 @@ struct SanitizedRun {
 // in device_child.h.
 SanitizedRun run_sanitized(const Scenario& scenario, const DeviceOptions& options, const std::string& tool,
                            const std::string& sanitizer);
+
+// For each synccheck finding at an mbarrier arrive-on op, details `barrier` (its declared
+// name) and `barrier_waited` ("1" when some op of the scenario waits on it, else "0"): the
+// comparison needs them, and a trace keeps only the op's id (traces/sanitizer_verdicts.h).
+void note_barrier_waits(std::vector<Diagnostic>& found, const Scenario& scenario);
 
 // "T.jsonl" -> "T.racecheck.txt": where a run's raw report is kept next to its trace.
 std::string sanitizer_report_path(const std::string& trace_path, const std::string& tool);

@@ -39,6 +39,32 @@ std::vector<int> ops_of(const Diagnostic& d) {
     return ops;
 }
 
+// synccheck's "Barrier error detected. Missing wait." at an arrive-on: the thread arrives on
+// an mbarrier again before it has seen the phase of its own earlier arrive-on there complete
+// (on an H200 and an H100: after cp.async.mbarrier.arrive in the same phase, and on a barrier
+// no thread waits on). PTX asks less: one thread may make several arrive-ons in one phase (the
+// examples of cp.async.mbarrier.arrive, 9.7.13.15.15, arrive with it and then directly, and
+// 9.7.13.15.7 counts "the arrival of the executing thread OR completion of the asynchronous
+// instruction" alike); it asks only that some wait see each phase complete before an
+// arrive-on in the next (9.7.13.15.4), the model's mbarrier.unobserved_phase.
+bool missing_wait_at_arrive(const Diagnostic& f, const OpNames& names) {
+    if (f.rule != "sanitizer.synccheck.barrier" || f.message.find("Missing wait") == std::string::npos) return false;
+    const auto it = names.find(f.op);
+    return it != names.end() && (starts_with(it->second, "mbarrier.arrive") ||
+                                 starts_with(it->second, "cp.async.mbarrier.arrive"));
+}
+
+// The model's run stopped (a hang or a fault) before every instance of every op ran.
+const Diagnostic* run_stopped(const std::vector<Diagnostic>& model) {
+    for (const Diagnostic& d : model)
+        if (d.outcome == Outcome::hang || d.outcome == Outcome::fault) return &d;
+    return nullptr;
+}
+
+// A sanitizer finding no model hazard shares an op with: a model gap, unless it is one of the
+// two kinds the header names.
+HazardVerdict unmatched_finding(const Diagnostic& f, const std::vector<Diagnostic>& model, const OpNames& names);
+
 std::string op_text(int op, const OpNames& names) {
     if (op < 0) return "an op the report does not name";
     std::string s = "#" + std::to_string(op);
@@ -76,6 +102,19 @@ std::string to_string(HazardVerdict::Kind kind) {
         case HazardVerdict::Kind::agree: return "agree";
         case HazardVerdict::Kind::model_only: return "model-only";
         case HazardVerdict::Kind::sanitizer_only: return "sanitizer-only";
+        case HazardVerdict::Kind::not_ptx_rule: return "not-a-ptx-rule";
+        case HazardVerdict::Kind::not_reached: return "not-reached";
+    }
+    return "?";
+}
+
+const char* verdict_head(HazardVerdict::Kind kind) {
+    switch (kind) {
+        case HazardVerdict::Kind::agree: return "agree, both found it";
+        case HazardVerdict::Kind::model_only: return "model only";
+        case HazardVerdict::Kind::sanitizer_only: return "SANITIZER ONLY (a model gap)";
+        case HazardVerdict::Kind::not_ptx_rule: return "sanitizer only, not a PTX rule";
+        case HazardVerdict::Kind::not_reached: return "sanitizer only, not reached by the model";
     }
     return "?";
 }
@@ -127,29 +166,70 @@ std::vector<HazardVerdict> compare_hazards(const std::vector<Diagnostic>& model,
         }
         verdicts.push_back(v);
     }
-    for (size_t i = 0; i < found.size(); ++i) {
-        if (used[i]) continue;
-        HazardVerdict v;
-        v.kind = HazardVerdict::Kind::sanitizer_only;
-        v.rule = found[i]->rule;
-        v.op = found[i]->op;
-        v.where = found[i]->rule + " at " + op_text(found[i]->op, names);
-        v.why = found[i]->message;
-        verdicts.push_back(v);
-    }
+    for (size_t i = 0; i < found.size(); ++i)
+        if (!used[i]) verdicts.push_back(unmatched_finding(*found[i], model, names));
     return verdicts;
 }
+
+namespace {
+
+HazardVerdict unmatched_finding(const Diagnostic& f, const std::vector<Diagnostic>& model, const OpNames& names) {
+    HazardVerdict v;
+    v.kind = HazardVerdict::Kind::sanitizer_only;
+    v.rule = f.rule;
+    v.op = f.op;
+    v.where = f.rule + " at " + op_text(f.op, names);
+    v.why = f.message;
+    if (!missing_wait_at_arrive(f, names)) return v;
+    // sanitize_run.cpp says whether some op waits on the barrier: the model exempts a barrier
+    // nobody waits on from mbarrier.unobserved_phase, so its silence there proves nothing.
+    const auto waited = f.detail.find("barrier_waited");
+    const bool exempt = waited != f.detail.end() && waited->second == "0";
+    if (const Diagnostic* stop = run_stopped(model)) {
+        v.kind = HazardVerdict::Kind::not_reached;
+        v.why += fmt::format("; not reached by the model: its run stopped ({} {} at {}) before every instance of "
+                             "this op ran, and it checks the wait PTX requires here (some wait sees each phase "
+                             "complete before an arrive-on in the next, PTX 9.7.13.15.4: mbarrier.unobserved_phase) "
+                             "only on the instances it runs",
+                             to_string(stop->outcome), stop->rule, op_text(stop->op, names));
+        if (exempt)
+            v.why += fmt::format("; and no op waits on barrier {}, which the model exempts from that rule",
+                                 f.detail.at("barrier"));
+        return v;
+    }
+    if (exempt) {
+        v.why += fmt::format("; a model gap: no op waits on barrier {}, and the model exempts such a barrier from "
+                             "mbarrier.unobserved_phase (PTX 9.7.13.15.4 does not)",
+                             f.detail.at("barrier"));
+        return v;
+    }
+    v.kind = HazardVerdict::Kind::not_ptx_rule;
+    v.why += "; not a PTX rule: synccheck wants the thread to see the phase of its own earlier arrive-on complete "
+             "before it arrives again, while PTX lets one thread arrive several times in a phase (the "
+             "cp.async.mbarrier.arrive examples, PTX 9.7.13.15.15) and asks only that some wait see each phase "
+             "complete before an arrive-on in the next (PTX 9.7.13.15.4), which the model checked at every instance "
+             "of this op (no mbarrier.unobserved_phase); docs/semantics.md H41";
+    return v;
+}
+
+}  // namespace
 
 void HazardCounts::add(const std::vector<HazardVerdict>& verdicts) {
     for (const HazardVerdict& v : verdicts) {
         if (v.kind == HazardVerdict::Kind::agree) ++agree;
         if (v.kind == HazardVerdict::Kind::model_only) ++model_only;
         if (v.kind == HazardVerdict::Kind::sanitizer_only) ++sanitizer_only;
+        if (v.kind == HazardVerdict::Kind::not_ptx_rule) ++not_ptx_rule;
+        if (v.kind == HazardVerdict::Kind::not_reached) ++not_reached;
     }
 }
 
 std::string counts_line(const HazardCounts& c) {
-    return fmt::format("agree: {}, model-only: {}, sanitizer-only: {}", c.agree, c.model_only, c.sanitizer_only);
+    std::string line =
+        fmt::format("agree: {}, model-only: {}, sanitizer-only: {}", c.agree, c.model_only, c.sanitizer_only);
+    if (c.not_ptx_rule > 0 || c.not_reached > 0)
+        line += fmt::format(", not a PTX rule: {}, not reached by the model: {}", c.not_ptx_rule, c.not_reached);
+    return line;
 }
 
 }  // namespace tmasim

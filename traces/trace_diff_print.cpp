@@ -189,12 +189,8 @@ void print_hazard_verdicts(const DiffReport& r, std::ostream& out) {
     HazardCounts counts;
     counts.add(r.hazards);
     out << "HAZARDS (model vs compute-sanitizer): " << counts_line(counts) << '\n';
-    for (const HazardVerdict& v : r.hazards) {
-        const char* head = v.kind == HazardVerdict::Kind::agree        ? "agree, both found it"
-                           : v.kind == HazardVerdict::Kind::model_only ? "model only"
-                                                                       : "SANITIZER ONLY (a model gap)";
-        out << "  " << head << ": " << v.where << ": " << v.why << '\n';
-    }
+    for (const HazardVerdict& v : r.hazards)
+        out << "  " << verdict_head(v.kind) << ": " << v.where << ": " << v.why << '\n';
 }
 
 }  // namespace

@@ -11,9 +11,12 @@
 #    one GPU; each run is mostly the tool's start and its instrumentation)
 # 3. per tool, recorded/<gpu>/sanitizer/<tool>.txt: provenance, one block per scenario (its
 #    batch line, its why, and tmasim diff's hazard lines: agree / model only / SANITIZER
-#    ONLY), then "N scenarios: ..." and last "agree: <n>, model-only: <n>, sanitizer-only: <n>"
-# 4. a few raw racecheck reports under recorded/<gpu>/sanitizer/reports/ (what
-#    tests/device/test_sanitizer_report.cpp maps to ops), and every raw report in work/
+#    ONLY, and the two kinds of sanitizer finding that are no model gap: not a PTX rule, not
+#    reached by the model), then "N scenarios: ..." and last "agree: <n>, model-only: <n>,
+#    sanitizer-only: <n>, not a PTX rule: <n>, not reached by the model: <n>"
+# 4. a few raw reports under recorded/<gpu>/sanitizer/reports/ (what
+#    tests/device/test_sanitizer_report.cpp maps to ops; those the comparison once got wrong,
+#    so that it can be checked again offline), and every raw report in work/
 # What comes back: $OUT/sanitize.tar.gz (recorded/ and work/: traces, reports, logs, diffs),
 # $OUT/sanitize.log (this output), and each $OUT/<tool>.txt (also in the archive).
 set -uo pipefail
@@ -67,7 +70,7 @@ session() {
   echo "   done ($(($(date +%s) - started)) s)"
 
   for tool in "$@"; do
-    local table="$rec/$tool.txt" agree=0 model_only=0 sanitizer_only=0 n=0 pass=0 fail=0 unchecked=0 skipped=0 errors=0
+    local table="$rec/$tool.txt" agree=0 model_only=0 sanitizer_only=0 not_ptx=0 not_reached=0 n=0 pass=0 fail=0 unchecked=0 skipped=0 errors=0
     {
       echo "# tmasim run <scenario> --backend device --sanitize $tool --diff-against <model trace>, per scenario"
       echo "# (device/scripts/sanitize_session.sh: $jobs processes at a time, $job_timeout s each at most)"
@@ -97,19 +100,23 @@ session() {
         agree=$((agree + $(echo "$counts" | sed 's/^agree: \([0-9]*\),.*/\1/')))
         model_only=$((model_only + $(echo "$counts" | sed 's/.*model-only: \([0-9]*\),.*/\1/')))
         sanitizer_only=$((sanitizer_only + $(echo "$counts" | sed 's/.*sanitizer-only: \([0-9]*\).*/\1/')))
+        case "$counts" in *"not a PTX rule: "*)
+          not_ptx=$((not_ptx + $(echo "$counts" | sed 's/.*not a PTX rule: \([0-9]*\).*/\1/')))
+          not_reached=$((not_reached + $(echo "$counts" | sed 's/.*not reached by the model: \([0-9]*\).*/\1/'))) ;;
+        esac
       fi
       echo "$rel: $line"
       [ -z "$why" ] || echo "    $why"
       if [ -f "$trace" ] && [ -f "$model" ]; then
         mkdir -p "$(dirname "$work/$tool/diffs/$rel")"
         "$tmasim" diff "$model" "$trace" >"$work/$tool/diffs/${rel%.yaml}.diff.txt" 2>&1
-        grep -E '^  (agree, both found it|model only|SANITIZER ONLY)' "$work/$tool/diffs/${rel%.yaml}.diff.txt" |
+        grep -E '^  (agree, both found it|model only|SANITIZER ONLY|sanitizer only, not)' "$work/$tool/diffs/${rel%.yaml}.diff.txt" |
           sed 's/^/  /'
       fi
     done <"$work/scenarios.txt" >>"$table"
     {
       echo "$n scenarios: $pass PASS, $unchecked not checked, $fail FAIL, $skipped skipped, $errors error or no result"
-      echo "agree: $agree, model-only: $model_only, sanitizer-only: $sanitizer_only"
+      echo "agree: $agree, model-only: $model_only, sanitizer-only: $sanitizer_only, not a PTX rule: $not_ptx, not reached by the model: $not_reached"
     } >>"$table"
     cp "$table" "$out/$tool.txt"  # back even if the archive step runs out of time
     echo "== $tool: recorded/$gpu/sanitizer/$tool.txt"
@@ -117,12 +124,23 @@ session() {
   done
 
   # A few raw reports for the repository (each up to ~300 records): two hazards, a cp.async
-  # write after write, a warp-specialized kernel's missing wait, and a correct twin.
+  # write after write, a warp-specialized kernel's missing wait, a correct twin, the cluster
+  # races and the one-thread race the H200's run of 2026-11-24 left unmatched; and synccheck's
+  # "Missing wait" reports (issue 38), with their traces, so the comparison can be re-run
+  # offline: tmasim diff <model trace> reports/<rel>.synccheck.jsonl.
   for rel in races/shared_raw_no_barrier races/shared_war_no_barrier races/cp_async_waw_other_thread \
-    races/shared_raw_synced warpspec/no_full_wait; do
+    races/shared_raw_synced warpspec/no_full_wait cluster/dsmem_no_sync hazards/compute_dsmem_unsynced \
+    teach/13b_inval_reinit; do
     [ -f "$work/racecheck/traces/$rel.racecheck.txt" ] || continue
     mkdir -p "$rec/reports/$(dirname "$rel")"
     cp "$work/racecheck/traces/$rel.racecheck.txt" "$rec/reports/$rel.racecheck.txt"
+  done
+  for rel in guide/producer_consumer_warp_specialized teach/15_noinc teach/15b_noinc_counted \
+    teach/12_unobserved_phase warpspec/no_empty_wait warpspec/ring_named_barriers; do
+    [ -f "$work/synccheck/traces/$rel.synccheck.txt" ] || continue
+    mkdir -p "$rec/reports/$(dirname "$rel")"
+    cp "$work/synccheck/traces/$rel.synccheck.txt" "$rec/reports/$rel.synccheck.txt"
+    cp "$work/synccheck/traces/$rel.jsonl" "$rec/reports/$rel.synccheck.jsonl" 2>/dev/null
   done
   tar -C "$out" -czf "$out/sanitize.tar.gz" --exclude work/cache --exclude work/model recorded work
   rm -rf "$out/recorded" "$out/work"

@@ -70,6 +70,36 @@ TEST_CASE("a batch under racecheck (--sanitize): the table ends with the per-haz
           std::string::npos);
 }
 
+TEST_CASE("under synccheck (--sanitize): 'Missing wait' where PTX asks for no wait, and where the model stopped first",
+          "[cli][sanitize]") {
+    use_fake_sanitizer();
+    // The CUDA guide's producer arrives twice on filled[s] in one phase (cp.async.mbarrier.arrive,
+    // then directly): legal PTX (9.7.13.15.15), which the model ran to the end.
+    const std::string guide = "scenarios/catalog/guide/producer_consumer_warp_specialized.yaml";
+    const std::string trace = scratch("guide_synccheck.jsonl"), model = scratch("guide_model.jsonl");
+    const CliResult r = run_cli("run " + guide + " --backend device --sanitize synccheck -o " + trace);
+    INFO(r.out << r.err);
+    REQUIRE(run_cli("run " + guide + " --backend model -q -o " + model).code == 0);
+    CHECK(read_file(trace).find("\"barrier_waited\":\"1\"") != std::string::npos);
+    const CliResult d = run_cli("diff " + model + " " + trace);
+    INFO(d.out << d.err);
+    CHECK(d.out.find("HAZARDS (model vs compute-sanitizer): agree: 0, model-only: 0, sanitizer-only: 0, not a PTX "
+                     "rule: 1, not reached by the model: 0") != std::string::npos);
+    CHECK(d.out.find("sanitizer only, not a PTX rule: sanitizer.synccheck.barrier at #12 mbarrier.arrive") !=
+          std::string::npos);
+
+    // no_empty_wait: the model hangs before the consumers' second arrive on empty[0].
+    const std::string ring = "scenarios/catalog/warpspec/no_empty_wait.yaml";
+    const std::string dir = scratch("ring_synccheck"), ref = scratch("ring_model");
+    std::filesystem::create_directories(ref);
+    REQUIRE(run_cli("run " + ring + " --backend model -q -o " + ref + "/no_empty_wait.jsonl").code == 0);
+    const CliResult b = run_cli("run " + ring + " --backend device --sanitize synccheck -o " + dir +
+                                " --diff-against " + ref);
+    INFO(b.out << b.err);
+    CHECK(last_line(b.out) == "agree: 0, model-only: 1, sanitizer-only: 0, not a PTX rule: 0, not reached by the model: 1");
+    CHECK(b.out.find("its run stopped (hang mbarrier.pending_arrivals at #13 mbarrier.wait)") != std::string::npos);
+}
+
 TEST_CASE("without compute-sanitizer, --sanitize is exit 2 with where it looked, and the model refuses it", "[cli][sanitize]") {
     setenv("TMASIM_COMPUTE_SANITIZER", "/nonexistent/compute-sanitizer", 1);
     const CliResult r = run_cli("run " + kRaw + " --backend device --sanitize racecheck");
