@@ -44,15 +44,18 @@ void report_init(CtaModule& cta, const Op& op, const EventSite& site, const Barr
 }  // namespace
 
 void check_live_barrier_bytes(CtaModule& cta, const Op& op, const EventSite& site, int thread, int64_t offset,
-                              int64_t bytes, const char* how, const std::string& buffer, int64_t base) {
-    const int b = cta.barriers().live_in(offset, offset + bytes - 1);
+                              int64_t bytes, const char* how, const std::string& buffer, int64_t base,
+                              CtaModule* owner) {
+    CtaModule& held = owner ? *owner : cta;
+    const int b = held.barriers().live_in(offset, offset + bytes - 1);
     if (b < 0) return;
-    const BarrierSlot& slot = cta.barriers().at(b);
+    const BarrierSlot& slot = held.barriers().at(b);
     const std::string rule = "mbarrier.live_bytes_access";
+    const std::string where = &held == &cta ? std::string() : fmt::format(" of CTA {}", held.index());
     const std::string what =
-        fmt::format("{}: thread {} {} {}[{}..{}], which holds live barrier {} (initialised, not yet "
+        fmt::format("{}: thread {} {} {}[{}..{}]{}, which holds live barrier {} (initialised, not yet "
                     "invalidated)", op_title(op), thread, how, buffer, offset - base, offset + bytes - 1 - base,
-                    barrier_text(cta, slot));
+                    where, barrier_text(held, slot));
     cta.hazard_once(op, site, rule, HazardRules::message(rule, what),
                     {{"barrier", slot.name}, {"thread", std::to_string(thread)},
                      {"buffer", buffer}, {"first_byte", std::to_string(offset - base)},

@@ -19,8 +19,11 @@ class CtaModule;
 // (mbarrier.live_bytes_access, once per op instance) when a live barrier lies in them.
 // `how` says what the access is ("writes", "reads", "issues an async write of"); `buffer`
 // names the accessed buffer, at CTA offset `base`, as SharedRaceCheck does.
+// `owner`: the CTA whose shared memory it is, when not `cta` (a peer's DSMEM store, st.async or
+// multicast delivery, reported at `cta`, the accessor).
 void check_live_barrier_bytes(CtaModule& cta, const Op& op, const EventSite& site, int thread, int64_t offset,
-                              int64_t bytes, const char* how, const std::string& buffer, int64_t base);
+                              int64_t bytes, const char* how, const std::string& buffer, int64_t base,
+                              CtaModule* owner = nullptr);
 
 // Before `thread`'s mbarrier.init of barrier `barrier`: its bytes must not be written by an
 // async copy the thread has not observed complete, read by an async read still in flight,

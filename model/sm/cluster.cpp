@@ -7,6 +7,7 @@
 #include "model/core/hazard_rules.h"
 #include "model/core/op_text.h"
 #include "model/core/sim_time.h"
+#include "model/sm/barrier_storage.h"
 
 namespace tmasim::model {
 
@@ -154,6 +155,10 @@ void Cluster::generic_access(CtaModule& accessor, const Op& op, const EventSite&
     const DsmemAccess access{a, clock_.tick(a), op.id, write, st_async};
     if (write && owner != rank_of(accessor))
         peer_write_pending_reads(accessor, op, site, thread, owner, buffer, base, offset, bytes);
+    // A peer's generic access of a live barrier's bytes (A11); the owner's own are its CTA's.
+    if (owner != rank_of(accessor))
+        check_live_barrier_bytes(accessor, op, site, thread, offset, bytes, write ? "writes" : "reads", buffer, base,
+                                 &at_rank(owner));
     const auto race = races_.access(clock_, owner, access, offset, bytes);
     if (!race) return;
     const DsmemAccess& e = race->earlier;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/sm/barrier_storage.h"
 #include "model/sm/cluster.h"
 #include "model/sm/cluster_fabric.h"
 #include "model/state/cluster_mask.h"
@@ -82,6 +83,8 @@ void ClusterMulticast::issue(CtaModule& issuer, const Op& op, TmaRequest r, cons
             cluster->peer_write_pending_reads(issuer, op, r.site, r.thread, rank, buffer, base, first,
                                               last - first + 1);
             dest.shared_accesses().mark_filled(first, last - first + 1);
+            check_live_barrier_bytes(issuer, op, r.site, r.thread, first, last - first + 1, "issues an async write of",
+                                     buffer, base, &dest);  // A11, in the destination
         }
         // Generic accesses of those bytes by other CTAs (the destination's own, for a peer)
         // before the issue: ordered, with a proxy fence on the path (B12).

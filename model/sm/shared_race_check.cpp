@@ -100,6 +100,8 @@ void SharedRaceCheck::other_threads(const EventSite& site, int thread, int64_t o
 
 void SharedRaceCheck::async_proxy_write(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
     pending_async_writes(site, thread, offset, bytes, false);
+    // Over a live barrier's bytes (its init a write) the broken rule is A11's, reported there.
+    if (cta_.barriers().live_in(offset, offset + bytes - 1) >= 0) return;
     if (warp_.warp != thread / 32) warp_ = SharedAccessHistory::view(cta_.tracker(), thread / 32);
     const auto u = cta_.shared_accesses().unfenced_before_async_write(cta_.tracker(), warp_, thread, offset, bytes);
     if (!u) return;
@@ -117,6 +119,7 @@ void SharedRaceCheck::async_proxy_write(const EventSite& site, int thread, int64
 
 void SharedRaceCheck::async_proxy_read(const EventSite& site, int thread, int64_t offset, int64_t bytes) {
     pending_async_writes(site, thread, offset, bytes, true);
+    check_live_barrier_bytes(cta_, op_, site, thread, offset, bytes, "issues an async read of", buffer_, base_);  // A11
 }
 
 void SharedRaceCheck::pending_async_writes(const EventSite& site, int thread, int64_t offset, int64_t bytes,
