@@ -22,4 +22,11 @@ inline int op_id(const Scenario& s, const std::string& label) {
     return -1;
 }
 
+// Every diagnostic's rule and message, one per line, for INFO() when a check fails.
+inline std::string all_diagnostics(const RunResult& r) {
+    std::string out;
+    for (const auto& d : r.diagnostics) out += "\n  [" + d.rule + "] " + d.message;
+    return out;
+}
+
 }  // namespace tmasim::test

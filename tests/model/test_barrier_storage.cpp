@@ -15,13 +15,8 @@ using tmasim::test::catalog;
 using tmasim::test::op_id;
 
 namespace test_barrier_storage {
+using tmasim::test::all_diagnostics;
 namespace {
-
-std::string all_diagnostics(const RunResult& r) {
-    std::string out;
-    for (const auto& d : r.diagnostics) out += "\n  [" + d.rule + "] " + d.message;
-    return out;
-}
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

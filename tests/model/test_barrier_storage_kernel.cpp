@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "catalog_support.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 
@@ -16,6 +17,7 @@ namespace fs = std::filesystem;
 using namespace tmasim;
 
 namespace test_barrier_storage_kernel {
+using tmasim::test::all_diagnostics;
 namespace {
 
 const char* kKernel = R"(
@@ -53,12 +55,6 @@ RunResult run_kernel(const std::string& defines) {
     const fs::path file = dir / ("s" + std::to_string(defines.size()) + ".yaml");
     std::ofstream(file) << yaml;
     return run_model(load_scenario_file(file.string()));
-}
-
-std::string all_diagnostics(const RunResult& r) {
-    std::string out;
-    for (const auto& d : r.diagnostics) out += "\n  [" + d.rule + "] " + d.message;
-    return out;
 }
 
 }  // namespace
