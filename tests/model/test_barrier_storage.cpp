@@ -20,7 +20,8 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-const Diagnostic& only_report(const RunResult& r, const std::string& rule) {
+// By value: callers pass run_model(...)'s temporary, which dies at the end of their statement.
+Diagnostic only_report(const RunResult& r, const std::string& rule) {
     INFO(all_diagnostics(r));
     REQUIRE(r.diagnostics.size() == 1);
     CHECK(r.outcome == Outcome::hazard);
@@ -40,7 +41,7 @@ void check_clean(const char* file) {
 TEST_CASE("barrier storage: a store into a live barrier's bytes is reported once, at the store",
           "[model][barriers][catalog]") {
     const Scenario s = catalog("barrier_storage/store_into_live_barrier.yaml");
-    const Diagnostic& d = only_report(run_model(s), "mbarrier.live_bytes_access");
+    const Diagnostic d = only_report(run_model(s), "mbarrier.live_bytes_access");
     CHECK(d.op == op_id(s, "reuse"));
     // Thread 0 stores scratch[0], bytes 0..3 of the barrier's 0..7.
     CHECK(d.detail.at("thread") == "0");
@@ -55,7 +56,7 @@ TEST_CASE("barrier storage: a store into a live barrier's bytes is reported once
 TEST_CASE("barrier storage: a TMA load over its own live barrier is reported at the load's issue",
           "[model][barriers][catalog]") {
     const Scenario s = catalog("barrier_storage/tma_load_over_live_barrier.yaml");
-    const Diagnostic& d = only_report(run_model(s), "mbarrier.live_bytes_access");
+    const Diagnostic d = only_report(run_model(s), "mbarrier.live_bytes_access");
     CHECK(d.op == op_id(s, "load"));
     CHECK(contains(d.message, "issues an async write of tile[0..4095]"));
     CHECK(contains(d.message, "tile bytes 4088..4095"));
@@ -65,14 +66,14 @@ TEST_CASE("barrier storage: init over bytes a cp.async still writes, or another 
           "[model][barriers][catalog]") {
     {
         const Scenario s = catalog("barrier_storage/init_over_cp_async.yaml");
-        const Diagnostic& d = only_report(run_model(s), "mbarrier.init_over_data");
+        const Diagnostic d = only_report(run_model(s), "mbarrier.init_over_data");
         CHECK(d.op == op_id(s, "init"));
         CHECK(d.detail.at("async_op") == std::to_string(op_id(s, "fill")));
         CHECK(contains(d.message, "cp.async op #" + std::to_string(op_id(s, "fill")) + " 'fill' (thread 0) still writes"));
     }
     {
         const Scenario s = catalog("barrier_storage/init_over_unsynced_read.yaml");
-        const Diagnostic& d = only_report(run_model(s), "mbarrier.init_over_data");
+        const Diagnostic d = only_report(run_model(s), "mbarrier.init_over_data");
         CHECK(d.op == op_id(s, "init"));
         CHECK(d.detail.at("other_op") == std::to_string(op_id(s, "use")));
         // Thread 32 read scratch[0] (its word (32 + 32) % 64).
@@ -84,7 +85,7 @@ TEST_CASE("barrier storage: init over bytes a cp.async still writes, or another 
 TEST_CASE("barrier storage: the inval is a write, so reuse by another warp needs a sync after it",
           "[model][barriers][catalog]") {
     const Scenario s = catalog("barrier_storage/inval_then_store_unsynced.yaml");
-    const Diagnostic& d = only_report(run_model(s), "race.shared_waw");
+    const Diagnostic d = only_report(run_model(s), "race.shared_waw");
     CHECK(d.op == op_id(s, "reuse"));
     CHECK(d.detail.at("other_op") == std::to_string(op_id(s, "inval")));
     CHECK(d.detail.at("thread") == "32");
