@@ -24,6 +24,7 @@
 #include "device/device_unavailable.h"
 #include "device/sanitizer_ops.h"
 #include "device/sanitizer_report.h"
+#include "ptx/kernel_binding.h"
 #include "traces/sanitizer_verdicts.h"
 #include "traces/trace_reader.h"
 
@@ -195,9 +196,13 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
     }
 
     const device::SanitizerReport report = device::parse_sanitizer_report(run.report);
-    const device::KernelLineMap lines(device::generate_kernel_source(
-        s, options.trace, device::TraceWordsIn::global,
-        options.shared_dump ? device::SharedDump::copy_out : device::SharedDump::skip));
+    // A kernel scenario ran its own PTX: the report names its source lines. An op scenario
+    // ran the generated source, whose #line directives name the ops.
+    const device::KernelLineMap lines =
+        s.kernel ? device::KernelLineMap::for_kernel(ptx::parse_bound_kernel(s))
+                 : device::KernelLineMap(device::generate_kernel_source(
+                       s, options.trace, device::TraceWordsIn::global,
+                       options.shared_dump ? device::SharedDump::copy_out : device::SharedDump::skip));
     std::vector<Diagnostic> found = device::sanitizer_diagnostics(report, tool, lines, s);
     note_barrier_waits(found, s);
     RunResult& r = run.result;

@@ -99,16 +99,17 @@ CUfunction GpuSession::load_kernel(const std::vector<char>& cubin, const char* n
     return f;
 }
 
-CUmodule GpuSession::load_ptx(const std::string& ptx, const std::string& what) {
+CUmodule GpuSession::load_ptx(const std::string& ptx, const std::string& what, bool line_info) {
     // The JIT's messages (an instruction this GPU lacks, a PTX version the driver predates).
     std::vector<char> error_log(16384, 0), info_log(16384, 0);
     CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_GENERATE_LINE_INFO};
     void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1)), info_log.data(),
-                      reinterpret_cast<void*>(static_cast<uintptr_t>(info_log.size() - 1))};
+                      reinterpret_cast<void*>(static_cast<uintptr_t>(info_log.size() - 1)),
+                      reinterpret_cast<void*>(static_cast<uintptr_t>(1))};
     CUmodule module = nullptr;
     // The image is NUL-terminated PTX text: std::string's c_str().
-    const CUresult rc = drv_.cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
+    const CUresult rc = drv_.cuModuleLoadDataEx(&module, ptx.c_str(), line_info ? 5 : 4, options, values);
     if (rc != CUDA_SUCCESS)
         throw std::runtime_error(fmt::format("device: the driver cannot load {} (cuModuleLoadDataEx: {}: {}){}{}", what,
                                              drv_.error_name(rc), drv_.error_string(rc), error_log[0] ? ":\n" : "",

@@ -48,7 +48,9 @@ public:
     CUfunction load_kernel(const std::vector<char>& cubin, const char* name);
     // Loads PTX text, which the driver JIT-compiles for this GPU (cuModuleLoadDataEx), and
     // returns the module. Throws std::runtime_error with the JIT's log, naming `what`.
-    CUmodule load_ptx(const std::string& ptx, const std::string& what);
+    // line_info: the JIT keeps the PTX's `.loc` lines (CU_JIT_GENERATE_LINE_INFO), which a
+    // compute-sanitizer report names; the code is the same.
+    CUmodule load_ptx(const std::string& ptx, const std::string& what, bool line_info = false);
     CUdeviceptr alloc(size_t bytes, bool zero);  // at least 1 byte
     void upload(CUdeviceptr dst, const void* src, size_t bytes);
     void download(void* dst, CUdeviceptr src, size_t bytes);

@@ -45,11 +45,12 @@ void KernelScenarioLaunch::prepare() {
     reset_memory();
 }
 
-LoadedKernel KernelScenarioLaunch::load(const std::string& ptx, const std::string& what, bool has_timing_variable) {
+LoadedKernel KernelScenarioLaunch::load(const std::string& ptx, const std::string& what, bool has_timing_variable,
+                                        bool line_info) {
     const CudaDriver& drv = gpu_.driver();
     LoadedKernel k;
     k.what = what;
-    const CUmodule module = gpu_.load_ptx(ptx, what);
+    const CUmodule module = gpu_.load_ptx(ptx, what, line_info);
     drv.check(drv.cuModuleGetFunction(&k.fn, module, entry_.name.c_str()), "cuModuleGetFunction");
     if (has_timing_variable) {
         size_t bytes = 0;

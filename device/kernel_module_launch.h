@@ -45,7 +45,7 @@ public:
     // opt-in (static + dynamic above 48 KiB), non-portable cluster sizes (above 8). Throws
     // ScenarioError naming launch.dynamic_shared / launch.block / launch.cluster for what the
     // function or the GPU cannot take, std::runtime_error when the JIT refuses the PTX.
-    LoadedKernel load(const std::string& ptx, const std::string& what, bool has_timing_variable);
+    LoadedKernel load(const std::string& ptx, const std::string& what, bool has_timing_variable, bool line_info = false);
     // Points a rewritten module's kTimingVariable at `buffer`.
     void set_timing_buffer(const LoadedKernel& k, CUdeviceptr buffer);
     void reset_memory();  // every global tensor back to its declared init

@@ -71,9 +71,6 @@ void require_ptx_targets(const std::vector<std::string>& targets, int cc_major, 
 }
 
 RunResult run_kernel_device(const Scenario& s, const DeviceOptions& o) {
-    if (o.line_info)
-        throw std::runtime_error("device: compute-sanitizer runs of kernel scenarios are not supported yet (their line map is the "
-                                 "executor's generated source)");
     const CudaDriver& driver = CudaDriver::get();
     // Released, not destroyed, after a hang: freeing memory or unloading a module would wait
     // for the kernel that never ends. The process's exit ends it.
@@ -103,8 +100,10 @@ RunResult run_kernel_device(const Scenario& s, const DeviceOptions& o) {
 
     KernelScenarioLaunch launch(*gpu, s, *k.entry);
     launch.prepare();
-    const LoadedKernel plain = launch.load(s.kernel->ptx_text, "the kernel as written", false);
-    const LoadedKernel timed = launch.load(rewrite.ptx, "the kernel rewritten for timing", true);
+    // line_info (a compute-sanitizer run): both keep the kernel's `.loc` lines, which its
+    // report names (the rewrite keeps every `.loc`; device/sanitizer_ops.h for_kernel).
+    const LoadedKernel plain = launch.load(s.kernel->ptx_text, "the kernel as written", false, o.line_info);
+    const LoadedKernel timed = launch.load(rewrite.ptx, "the kernel rewritten for timing", true, o.line_info);
     const size_t timing_bytes = static_cast<size_t>(threads * rewrite.layout.thread_bytes());
     const CUdeviceptr buffer = gpu->alloc(timing_bytes, false);
     launch.set_timing_buffer(timed, buffer);

@@ -1,6 +1,7 @@
 #include "device/sanitizer_ops.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "ptx/instruction_kinds.h"
 
 namespace tmasim::device {
 
@@ -235,12 +238,53 @@ KernelLineMap::KernelLineMap(const std::string& source) {
     }
 }
 
+KernelLineMap KernelLineMap::for_kernel(const ptx::BoundKernel& k) {
+    KernelLineMap map;
+    map.kernel_scenario_ = true;
+    int op = 0;
+    for (const ptx::Function* f : k.functions)
+        for (const ptx::Instruction& ins : f->instructions) {
+            if (!ptx::unit_op_kind(ins)) continue;  // kernel_ops's order: its op ids
+            if (ins.loc >= 0 && static_cast<size_t>(ins.loc) < f->locs.size())
+                for (const ptx::LocPoint& p : f->locs[static_cast<size_t>(ins.loc)].chain) {
+                    auto file = k.module.files.find(p.file);
+                    if (file != k.module.files.end() && p.line > 0)
+                        map.ops_at_source_[{base_name(file->second), p.line}].insert(op);
+                }
+            ++op;
+        }
+    return map;
+}
+
+std::vector<int> KernelLineMap::kernel_ops_at(const SanitizerLocation& at) const {
+    if (at.line <= 0) return {};
+    auto it = ops_at_source_.find({base_name(at.file), at.line});
+    return it == ops_at_source_.end() ? std::vector<int>{} : std::vector<int>(it->second.begin(), it->second.end());
+}
+
 int KernelLineMap::op_at(int line) const {
     if (line < 1 || static_cast<size_t>(line) > op_of_line_.size()) return -1;
     return op_of_line_[static_cast<size_t>(line - 1)];
 }
 
 std::vector<int> KernelLineMap::ops_of(const SanitizerLocation& at, const std::vector<SanitizerLocation>& frames) const {
+    if (kernel_scenario_) {
+        // The innermost location names an inlined helper's line when the access sits in one;
+        // a caller's frame, where the tool prints one, narrows it to that caller's ops.
+        std::vector<int> ops = kernel_ops_at(at);
+        for (const SanitizerLocation& f : frames) {
+            if (ops.size() == 1) break;
+            const std::vector<int> caller = kernel_ops_at(f);
+            if (ops.empty()) {
+                ops = caller;
+                continue;
+            }
+            std::vector<int> both;
+            std::set_intersection(ops.begin(), ops.end(), caller.begin(), caller.end(), std::back_inserter(both));
+            if (!both.empty()) ops = both;
+        }
+        return ops;
+    }
     auto in_kernel = [&](const SanitizerLocation& loc) {
         if (const int op = op_of_function(loc.function); op >= 0) return op;
         if (const int op = op_of_file(loc.file); op >= 0) return op;
@@ -268,6 +312,7 @@ std::string KernelLineMap::wrapper_named(const SanitizerLocation& at) const {
 }
 
 bool KernelLineMap::in_executor_code(const SanitizerLocation& at) const {
+    if (kernel_scenario_) return false;
     if (op_of_function(at.function) >= 0 || op_of_file(at.file) >= 0) return false;
     if (at.line > 0 && base_name(at.file) == kKernelFileName) return op_at(at.line) < 0;
     const std::string name = wrapper_named(at);

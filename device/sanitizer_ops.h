@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "device/sanitizer_report.h"
+#include "ptx/kernel_binding.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 
@@ -40,6 +41,12 @@ std::string with_line_directives(const std::string& kernel_source);
 class KernelLineMap {
 public:
     explicit KernelLineMap(const std::string& kernel_source);
+    // A kernel scenario's map: the device runs the kernel's own PTX, JIT-compiled with line
+    // information, so a report names the kernel's source lines (its `.loc`s). A location maps
+    // to the ops (ptx::kernel_ops order) whose `.loc` chain holds that file (by base name) and
+    // line: one op for most lines, several for a line with more unit instructions or for an
+    // inlined helper's line more ops reach. Nothing in it is the executor's own code.
+    static KernelLineMap for_kernel(const ptx::BoundKernel& kernel);
     // The op whose code holds this line of `tmasim_kernel.cu` (1: the kernel's first line);
     // -1 for none.
     int op_at(int line) const;
@@ -53,6 +60,11 @@ public:
     bool in_executor_code(const SanitizerLocation& at) const;
 
 private:
+    KernelLineMap() = default;
+    std::vector<int> kernel_ops_at(const SanitizerLocation& at) const;
+
+    bool kernel_scenario_ = false;
+    std::map<std::pair<std::string, int>, std::set<int>> ops_at_source_;  // (file base name, line) -> ops
     std::vector<int> op_of_line_;                              // index: kernel line - 1
     std::map<std::string, std::set<int>> ops_calling_;         // wrapper name -> ops
     std::set<std::string> wrappers_;                           // every device function above the kernel

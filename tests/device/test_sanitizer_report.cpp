@@ -9,10 +9,13 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "device/codegen.h"
 #include "device/nvrtc_compiler.h"
 #include "device/sanitizer_ops.h"
 #include "device/sanitizer_report.h"
+#include "ptx/kernel_binding.h"
 #include "scenarios/loader.h"
 
 using namespace tmasim;
@@ -330,4 +333,52 @@ TEST_CASE("in a sanitized build each op calls its own copy of a wrapper, in the 
           std::vector<int>{2});
     CHECK(map.ops_of({"$tmasim_scenario_kernel$_Z25st_volatile_shared_b32__op4jj+0x3420", "0x3420", "", 0}, {}) ==
           std::vector<int>{4});
+}
+
+TEST_CASE("a kernel scenario's report maps each access through the kernel's .loc lines to its ops", "[sanitizer][kernel]") {
+    Scenario s = load_scenario_file((kSource / "scenarios/catalog/kernels/consumer_release_before_read.yaml").string());
+    ptx::bind_kernel(s);
+    // The ops of one .cu line, as kernel_ops labels them: "warp_specialized_pc.cu:<line>:<col>".
+    auto line_of = [](const Op& op) { return std::stoi(op.source.substr(op.source.find(':') + 1)); };
+    auto ops_on = [&](int line) {
+        std::string ids;
+        for (const Op& op : s.program)
+            if (op.source.rfind("warp_specialized_pc.cu:", 0) == 0 && line_of(op) == line)
+                ids += (ids.empty() ? "" : "|") + std::to_string(op.id);
+        return ids;
+    };
+    const auto load = std::find_if(s.program.begin(), s.program.end(), [](const Op& op) {
+        return op.ptx_opcode.rfind("ld.shared", 0) == 0 && !op.source.empty();
+    });
+    const auto store = std::find_if(s.program.begin(), s.program.end(), [](const Op& op) {
+        return op.ptx_opcode.rfind("mbarrier.init", 0) == 0 && !op.source.empty();
+    });
+    REQUIRE(load != s.program.end());
+    REQUIRE(store != s.program.end());
+    const int read_line = line_of(*load), write_line = line_of(*store);
+    const std::string report_text = fmt::format(
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Potential WAR hazard detected at __shared__ 0x400 in block (0,0,0) :\n"
+        "=========     Read Thread (32,0,0) at warp_specialized_pc+0x5f0 in /tmp/nvrtc/warp_specialized_pc.cu:{}\n"
+        "=========     Write Thread (0,0,0) at warp_specialized_pc+0x7a0 in warp_specialized_pc.cu:{}\n"
+        "=========     Current Value : 0\n"
+        "=========\n"
+        "========= Error: Potential RAW hazard detected at __shared__ 0x404 in block (0,0,0) :\n"
+        "=========     Write Thread (1,0,0) at warp_specialized_pc+0x10 in other.cu:{}\n"
+        "=========     Read Thread (33,0,0) at warp_specialized_pc+0x20 in warp_specialized_pc.cu:100000\n"
+        "=========     Current Value : 0\n"
+        "=========\n",
+        read_line, write_line, write_line);
+    const SanitizerReport report = parse_sanitizer_report(report_text);
+    REQUIRE(report.findings.size() == 2);
+    const KernelLineMap map = KernelLineMap::for_kernel(ptx::parse_bound_kernel(s));
+    const std::vector<Diagnostic> d = sanitizer_diagnostics(report, "racecheck", map, s);
+    REQUIRE(d.size() == 2);
+    INFO(d[0].message);
+    // A directory in the tool's path does not matter (base names); every op of the line is a candidate.
+    CHECK(d[0].detail.at("ops") == ops_on(read_line) + "," + ops_on(write_line));
+    CHECK(d[0].detail.count("executor_code") == 0);
+    // A file the kernel's .loc never names, and a line past its end, map to no op.
+    CHECK(d[1].detail.at("ops") == "?,?");
+    CHECK(d[1].op == -1);
 }
