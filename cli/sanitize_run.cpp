@@ -24,6 +24,7 @@
 #include "device/device_unavailable.h"
 #include "device/sanitizer_ops.h"
 #include "device/sanitizer_report.h"
+#include "model/run/run_model.h"
 #include "ptx/kernel_binding.h"
 #include "traces/sanitizer_verdicts.h"
 #include "traces/trace_reader.h"
@@ -203,7 +204,12 @@ SanitizedRun run_sanitized(const Scenario& s, const DeviceOptions& options, cons
                  : device::KernelLineMap(device::generate_kernel_source(
                        s, options.trace, device::TraceWordsIn::global,
                        options.shared_dump ? device::SharedDump::copy_out : device::SharedDump::skip));
-    std::vector<Diagnostic> found = device::sanitizer_diagnostics(report, tool, lines, s);
+    // Which threads ran a kernel's ops is known to the model only (the device records a warp's
+    // lowest lane): a short model run, functional, without a trace.
+    std::map<int, int> single_thread_ops;
+    if (s.kernel) single_thread_ops = run_model(s).single_thread_ops;
+    std::vector<Diagnostic> found =
+        device::sanitizer_diagnostics(report, tool, lines, s, s.kernel ? &single_thread_ops : nullptr);
     note_barrier_waits(found, s);
     RunResult& r = run.result;
     r.provenance.extra["sanitizer"] = tool;

@@ -79,7 +79,10 @@ private:
 // `records` (how many records were merged), `hazards` (analysis mode's counts, summed),
 // `lines` (the kernel lines reported) and `address`; `executor_code` = "1" when every access
 // is in the executor's own code (no scenario op: not compared with the model, no outcome).
+// single_thread_ops: a kernel scenario's (RunResult::single_thread_ops of its model run),
+// which threads ran an op; an op scenario's `by` says it.
 std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, const std::string& tool,
-                                              const KernelLineMap& lines, const Scenario& scenario);
+                                              const KernelLineMap& lines, const Scenario& scenario,
+                                              const std::map<int, int>* single_thread_ops = nullptr);
 
 }  // namespace tmasim::device

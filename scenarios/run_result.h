@@ -109,6 +109,10 @@ struct RunResult {
     // EventLog::take_sorted_events): events_in_trace_order then skips its check, a pass over
     // every event (60 MB at 132 CTAs). Whoever changes `events` after clears it.
     bool events_sorted = false;
+    // A kernel scenario's run on the model: each unit op one thread ran, and that thread (its
+    // tid, the same in every CTA that ran it). Not in the trace: a compute-sanitizer run
+    // compares against it (cli/sanitize_run.cpp: racecheck's races of one thread are no race).
+    std::map<int, int> single_thread_ops;
 };
 
 }  // namespace tmasim

@@ -125,12 +125,14 @@ session() {
 
   # A few raw reports for the repository (each up to ~300 records): two hazards, a cp.async
   # write after write, a warp-specialized kernel's missing wait, a correct twin, the cluster
-  # races and the one-thread race the H200's run of 2026-11-24 left unmatched; and synccheck's
+  # races and the one-thread race the H200's run of 2026-11-24 left unmatched, kernels (their
+  # own PTX's lines: Triton's one-lane tensormap.replace before the warp's copy, a cluster
+  # kernel's one-thread race, a DSMEM race); and synccheck's
   # "Missing wait" reports (issue 38), with their traces, so the comparison can be re-run
   # offline: tmasim diff <model trace> reports/<rel>.synccheck.jsonl.
   for rel in races/shared_raw_no_barrier races/shared_war_no_barrier races/cp_async_waw_other_thread \
     races/shared_raw_synced warpspec/no_full_wait cluster/dsmem_no_sync hazards/compute_dsmem_unsynced \
-    teach/13b_inval_reinit; do
+    teach/13b_inval_reinit kernels/triton/tma_desc_scale kernels/tma_multicast kernels/dsmem_no_cluster_sync; do
     [ -f "$work/racecheck/traces/$rel.racecheck.txt" ] || continue
     mkdir -p "$rec/reports/$(dirname "$rel")"
     cp "$work/racecheck/traces/$rel.racecheck.txt" "$rec/reports/$rel.racecheck.txt"

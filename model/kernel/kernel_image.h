@@ -36,6 +36,11 @@ struct KernelImage {
     // predicated-off one too): the model's speed is counted in these (bench/kernel_model_perf.sh).
     uint64_t warp_instructions = 0;
     uint64_t thread_instructions = 0;  // the same, counted per lane whose guard holds (GPGPU-Sim's count)
+    // Per unit op (index: op id): the CTA-local thread (tid) that ran it, when one thread ran
+    // it in every CTA; -1 before any ran it; kSeveralThreads once two did (RunResult::
+    // single_thread_ops: what a compute-sanitizer comparison asks of a report's ops).
+    static constexpr int kSeveralThreads = -2;
+    std::vector<int> op_thread;
 
     // Parses the scenario's bound kernel, lays it out and decodes it. Throws ScenarioError for
     // what the model cannot run (an unsupported instruction, with its PTX and source line).

@@ -61,6 +61,15 @@ std::vector<int> KernelWarp::lanes(uint32_t mask) {
     return v;
 }
 
+void KernelWarp::note_threads(int op, uint32_t exec) {
+    std::vector<int>& seen = img_.op_thread;
+    if (seen.size() <= static_cast<size_t>(op)) seen.resize(static_cast<size_t>(op) + 1, -1);
+    int& t = seen[static_cast<size_t>(op)];
+    if (t == KernelImage::kSeveralThreads) return;
+    const int tid = w_.warp() * 32 + __builtin_ctz(exec);
+    t = (exec & (exec - 1)) != 0 || (t >= 0 && t != tid) ? KernelImage::kSeveralThreads : tid;
+}
+
 void KernelWarp::begin_instance(const Op& op) {
     w_.set_instance(instances_.at(static_cast<size_t>(op.id))++);
     w_.set_current(&op);
@@ -377,6 +386,7 @@ void KernelWarp::warp_sync(const DInst& d, uint32_t exec) {
 void KernelWarp::run_unit(const DInst& d, uint32_t exec) {
     const Op& op = w_.cta().run().scenario.program.at(static_cast<size_t>(d.op_id));
     if (exec == 0) return;  // every lane's guard is false: the instruction does nothing
+    note_threads(op.id, exec);
     begin_instance(op);
     dispatch_unit(*this, d, img_.decoded.units.at(static_cast<size_t>(d.extra)), op, exec);
 }

@@ -52,6 +52,8 @@ public:
     static std::vector<int> lanes(uint32_t mask);
     // Starts an instance of `op`: its number among this warp's (the events' loop index).
     void begin_instance(const Op& op);
+    // Which threads run unit op `op` (KernelImage::op_thread).
+    void note_threads(int op, uint32_t exec);
     // What the warp did that another thread could see, for the spin rule (unit_mbarrier.cpp):
     // a try_wait that fails twice on the same phase with nothing else between blocks until
     // the barrier changes, as the kernel's own loop would poll it until then.

@@ -158,6 +158,9 @@ RunResult Simulation::run(bool unchanged_input_bytes) {
     for (auto& c : ctas_)
         for (auto& m : c->shared_images()) r.memory.push_back(std::move(m));
     for (auto& m : context_.snapshots.images()) r.memory.push_back(std::move(m));
+    if (kernel_)
+        for (size_t op = 0; op < kernel_->op_thread.size(); ++op)
+            if (kernel_->op_thread[op] >= 0) r.single_thread_ops[static_cast<int>(op)] = kernel_->op_thread[op];
     return r;
 }
 

@@ -56,6 +56,8 @@ CtaModule::CtaModule(sc_core::sc_module_name name, RunContext& run, int cta)
       cp_groups_(run.scenario.launch.block),
       shared_accesses_(static_cast<int64_t>(smem_.size())),
       sync_(run.scenario.launch.num_warps()) {
+    // A kernel's lanes are checked apart (SharedAccessHistory): an op scenario's warp is one.
+    shared_accesses_.lanes_apart(run.kernel != nullptr);
     for (const Op* op : run.scenario.all_ops())
         if (op->kind == OpKind::mbarrier_wait) waited_barriers_.insert(op->barrier.name);
     engine_ = std::make_unique<TmaEngine>("tma", *this);

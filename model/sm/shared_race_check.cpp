@@ -86,11 +86,15 @@ void SharedRaceCheck::other_threads(const EventSite& site, int thread, int64_t o
     if (!race) return;
     const std::string rule = SharedAccessHistory::rule_of(race->hazard);
     const bool earlier_wrote = race->hazard != SharedHazard::war;
+    // Two lanes of one warp (a kernel's: SharedAccessHistory::lanes_apart): a converged warp
+    // orders nothing by itself, nor does a .sync.aligned instruction; bar.warp.sync does.
+    const bool one_warp = race->thread / 32 == thread / 32;
     const std::string what = fmt::format(
-        "{}: thread {} {} {}, which {} (thread {}) {} before, and no barrier.sync, named barrier, mbarrier phase "
+        "{}: thread {} {} {}, which {} (thread {}{}) {} before, and no {}barrier.sync, named barrier, mbarrier phase "
         "or cluster barrier orders the two accesses ({})",
         op_title(op_), thread, !record ? "issues an async write of" : is_write ? "writes" : "reads", bytes_text(race->first, race->last),
-        op_name(race->op), race->thread, earlier_wrote ? "wrote" : "read", hazard_text(race->hazard));
+        op_name(race->op), race->thread, one_warp ? ", a lane of the same warp" : "", earlier_wrote ? "wrote" : "read",
+        one_warp ? "bar.warp.sync (__syncwarp), " : "", hazard_text(race->hazard));
     cta_.hazard_once(op_, site, rule, HazardRules::message(rule, what),
                      {{"buffer", buffer_}, {"thread", std::to_string(thread)},
                       {"other_thread", std::to_string(race->thread)}, {"other_op", std::to_string(race->op)},

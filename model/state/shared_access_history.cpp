@@ -36,6 +36,7 @@ SharedAccessHistory::WarpView SharedAccessHistory::view(const ProxyTracker& cloc
     }
     v.knows = clocks.known_by(lanes);
     v.stamp = std::move(stamp);
+    v.clocks = &clocks;
     return v;
 }
 
@@ -103,8 +104,12 @@ bool SharedAccessHistory::fill_untouched(int64_t offset, int64_t bytes) {
     return fill_if_no_history(std::max<int64_t>(offset, 0), std::min<int64_t>(offset + bytes, size_));
 }
 
-bool SharedAccessHistory::ordered(const WarpView& now, const Stamp& earlier) {
-    if (!earlier.lanes || earlier.thread / 32 == now.warp) return true;
+bool SharedAccessHistory::ordered(const WarpView& now, int thread, const Stamp& earlier) const {
+    if (!earlier.lanes) return true;
+    if (earlier.thread / 32 == now.warp) {
+        if (!lanes_apart_ || earlier.thread == thread || !now.clocks) return true;  // program order
+        return now.clocks->knows(thread, earlier.thread, (*earlier.lanes)[static_cast<size_t>(earlier.thread % 32)]);
+    }
     const int base = earlier.thread / 32 * 32;
     for (int l = 0; l < 32; ++l) {
         const size_t t = static_cast<size_t>(base + l);
@@ -136,12 +141,12 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
         }
         const Stamp* other = nullptr;
         SharedHazard kind = SharedHazard::raw;
-        if (!ordered(warp, h.write)) {
+        if (!ordered(warp, thread, h.write)) {
             other = &h.write;
             kind = is_write ? SharedHazard::waw : SharedHazard::raw;
         } else if (is_write) {
             for (const Stamp& r : h.reads)
-                if (!ordered(warp, r)) {
+                if (!ordered(warp, thread, r)) {
                     other = &r;
                     kind = SharedHazard::war;
                     break;
@@ -195,7 +200,7 @@ std::optional<UnfencedAccess> SharedAccessHistory::unfenced_before_async_write(c
     // once per stamp, not once per byte (a 16 KB stage its consumers read is 16K lookups).
     std::vector<std::pair<const LaneStamps*, bool>> judged;
     const auto unfenced = [&](const Stamp& s) {
-        if (!s.lanes || !ordered(issuer_warp, s)) return false;
+        if (!s.lanes || !ordered(issuer_warp, issuer, s)) return false;
         for (const auto& [p, ok] : judged)
             if (p == s.lanes.get()) return !ok;
         const bool ok = fenced(clocks, issuer, s);

@@ -9,9 +9,14 @@
 // converged warp), so the check works per warp: an access is stamped with every lane's
 // next clock value, and a later access of another warp is ordered after it when some lane
 // of that warp knows some lane of the first at its stamp (a release by any lane of the
-// first warp after the access, reaching any lane of the second before its access). Two
-// accesses of one warp are never reported: the rule is about warps that do not wait for
-// each other, the warp-specialised producer/consumer bug.
+// first warp after the access, reaching any lane of the second before its access). In an
+// op scenario two accesses of one warp are never reported: its ops are the warp's, and the
+// executor orders a warp's lanes after each shared store (__syncwarp). A kernel's lanes are
+// threads like any other (PTX 8.1, independent scheduling): lanes_apart(true) checks a later
+// access by another lane of the same warp against that lane's own knowledge, so lane 0's
+// store read by lane 1 with no bar.warp.sync (or other barrier) between them races. Reads
+// are kept one per warp (its latest), so a write after reads by two lanes of its own warp
+// is checked against the later read only.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -55,10 +60,13 @@ public:
         int warp = -1;
         VectorClock knows;                         // join of the lanes' knowledge
         std::shared_ptr<const LaneStamps> stamp;   // each lane's next clock value
+        const ProxyTracker* clocks = nullptr;      // each lane's own knowledge (lanes_apart)
     };
     static WarpView view(const ProxyTracker& clocks, int warp);
 
     explicit SharedAccessHistory(int64_t smem_bytes);
+    // Whether accesses by two lanes of one warp are checked (a kernel scenario's; see above).
+    void lanes_apart(bool on) { lanes_apart_ = on; }
 
     // Checks thread `thread`'s access of [offset, offset + bytes) against the history, then
     // records it (unless `record` is false). Returns the first race found (earliest byte), if
@@ -110,12 +118,14 @@ private:
     // CTA's shared memory was a third of a full-chip run's memory and a sixth of its time.
     static constexpr int64_t kBlockBytes = 256;
     using Block = std::array<ByteHistory, kBlockBytes>;
-    static bool ordered(const WarpView& now, const Stamp& earlier);
+    // Whether `earlier` happens before thread `thread`'s access now.
+    bool ordered(const WarpView& now, int thread, const Stamp& earlier) const;
     ByteHistory* history_of(int64_t byte, bool create);
     // Marks [first, end) filled when no byte in it has a history; false (nothing marked) else.
     bool fill_if_no_history(int64_t first, int64_t end);
 
     int64_t size_ = 0;
+    bool lanes_apart_ = false;
     std::vector<std::unique_ptr<Block>> blocks_;  // sized with the first block made
     bool any_block_ = false;  // some entry of blocks_ is made
     // Per byte, one bit: an async copy was issued into it. Bits, not bytes: a streaming CTA

@@ -382,3 +382,44 @@ TEST_CASE("a kernel scenario's report maps each access through the kernel's .loc
     CHECK(d[1].detail.at("ops") == "?,?");
     CHECK(d[1].op == -1);
 }
+
+TEST_CASE("a kernel's racecheck race between ops one thread ran is not compared; the model says which thread",
+          "[sanitizer][kernel]") {
+    Scenario s = load_scenario_file((kSource / "scenarios/catalog/kernels/consumer_release_before_read.yaml").string());
+    ptx::bind_kernel(s);
+    auto line_of = [](const Op& op) { return std::stoi(op.source.substr(op.source.find(':') + 1)); };
+    const auto init = std::find_if(s.program.begin(), s.program.end(),
+                                   [](const Op& op) { return op.kind == OpKind::mbarrier_init && !op.source.empty(); });
+    const auto arrive = std::find_if(s.program.begin(), s.program.end(), [](const Op& op) {
+        return op.kind == OpKind::mbarrier_arrive_expect_tx && !op.source.empty();
+    });
+    REQUIRE(init != s.program.end());
+    REQUIRE(arrive != s.program.end());
+    const SanitizerReport report = parse_sanitizer_report(fmt::format(
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Race reported between Write access at warp_specialized_pc+0x10 in warp_specialized_pc.cu:{}\n"
+        "=========     and Read access at warp_specialized_pc+0x20 in warp_specialized_pc.cu:{} [1 hazards]\n"
+        "=========\n",
+        line_of(*init), line_of(*arrive)));
+    REQUIRE(report.findings.size() == 1);
+    const KernelLineMap map = KernelLineMap::for_kernel(ptx::parse_bound_kernel(s));
+    // Every op on the two lines, as the model would say thread `t` ran it.
+    auto ran_by = [&](int t) {
+        std::map<int, int> out;
+        for (const Op& op : s.program)
+            if (!op.source.empty() && (line_of(op) == line_of(*init) || line_of(op) == line_of(*arrive))) out[op.id] = t;
+        return out;
+    };
+    const std::map<int, int> one = ran_by(0);
+    const std::vector<Diagnostic> d = sanitizer_diagnostics(report, "racecheck", map, s, &one);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].detail.count("outside_tool") == 1);
+    CHECK(d[0].message.rfind("not compared (every op it names runs on one thread", 0) == 0);
+    // Two threads (one op another thread's), or an op the model saw several threads run: compared.
+    std::map<int, int> two = one;
+    two[arrive->id] = 32;
+    CHECK(sanitizer_diagnostics(report, "racecheck", map, s, &two)[0].detail.count("outside_tool") == 0);
+    std::map<int, int> several = one;
+    several.erase(arrive->id);
+    CHECK(sanitizer_diagnostics(report, "racecheck", map, s, &several)[0].detail.count("outside_tool") == 0);
+}

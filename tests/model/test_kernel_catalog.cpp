@@ -162,3 +162,32 @@ TEST_CASE("kernel catalog: a param that disagrees with the PTX names both sides"
     CHECK(size.find("u64 is 8 bytes") != std::string::npos);
     CHECK(scenario("[{global: A}, {u32: 3}]").empty());
 }
+
+TEST_CASE("kernel catalog: the model says which unit ops a single thread ran (tma_multicast's thread 0)",
+          "[model][kernel][catalog]") {
+    Scenario s = load_scenario_file((fs::path(TMASIM_SOURCE_DIR) / "scenarios/catalog/kernels/tma_multicast.yaml").string());
+    ptx::bind_kernel(s);
+    const RunResult r = run_model(s);
+    REQUIRE(r.outcome == Outcome::ok);
+    int inits = 0, expects = 0, loads = 0;
+    for (const Op& op : s.program) {
+        const auto it = r.single_thread_ops.find(op.id);
+        INFO("op #" << op.id << " " << op.label << " " << op.source);
+        if (op.kind == OpKind::mbarrier_init) {
+            // `if (threadIdx.x == 0)` in every CTA
+            REQUIRE(it != r.single_thread_ops.end());
+            CHECK(it->second == 0);
+            ++inits;
+        } else if (op.kind == OpKind::mbarrier_arrive_expect_tx) {
+            REQUIRE(it != r.single_thread_ops.end());
+            CHECK(it->second == 0);
+            ++expects;
+        } else if (op.kind == OpKind::shared_load) {
+            CHECK(it == r.single_thread_ops.end());  // every thread reads its tile elements
+            ++loads;
+        }
+    }
+    CHECK(inits == 1);
+    CHECK(expects == 1);
+    CHECK(loads > 0);
+}

@@ -75,6 +75,40 @@ TEST_CASE("shared history: lanes of one warp are not compared", "[model][race]")
     CHECK_FALSE(c.write(31, 16, 4, 3));
 }
 
+TEST_CASE("shared history: a kernel's lanes of one warp race unless bar.warp.sync orders them", "[model][race][kernel]") {
+    Cta c;
+    c.history.lanes_apart(true);
+    REQUIRE_FALSE(c.write(0, 16, 4, 1));  // lane 0 writes (tensormap.replace of a staged map, say)
+    CHECK_FALSE(c.read(0, 16, 4, 2));     // its own later read: program order
+    const auto r = c.read(1, 16, 4, 3);   // lane 1 reads, nothing between
+    REQUIRE(r);
+    CHECK(r->hazard == SharedHazard::raw);
+    CHECK(r->thread == 0);
+    CHECK(r->op == 1);
+    const auto w = c.write(2, 16, 4, 4);  // lane 2 writes over lane 0's unordered write
+    REQUIRE(w);
+    CHECK(w->hazard == SharedHazard::waw);
+    // bar.warp.sync of the warp's lanes (KernelWarp::warp_sync) orders them all.
+    std::vector<int> warp0;
+    for (int t = 0; t < 32; ++t) warp0.push_back(t);
+    c.clocks.cta_sync(warp0);
+    CHECK_FALSE(c.read(7, 16, 4, 5));
+    // Lane 9's write after lane 7's read, nothing between them: write after read.
+    const auto war = c.write(9, 16, 4, 6);
+    REQUIRE(war);
+    CHECK(war->hazard == SharedHazard::war);
+    CHECK(war->thread == 7);
+    // A sync of other lanes only does not order lane 9's write for lane 20.
+    c.clocks.cta_sync({3, 4});
+    const auto later = c.read(20, 16, 4, 7);
+    REQUIRE(later);
+    CHECK(later->thread == 9);
+    // Without lanes_apart (an op scenario) none of this is compared.
+    Cta ops;
+    REQUIRE_FALSE(ops.write(0, 16, 4, 1));
+    CHECK_FALSE(ops.read(1, 16, 4, 2));
+}
+
 TEST_CASE("shared history: one lane's release and another warp's lane's acquire order the warps", "[model][race]") {
     Cta c;
     REQUIRE_FALSE(c.write(5, 0, 4, 1));  // lane 5 of warp 0 writes

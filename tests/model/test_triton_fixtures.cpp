@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -56,7 +58,7 @@ TEST_CASE("triton fixtures: each runs on the model and its exact outputs hash as
         INFO(yaml.filename().string());
         Scenario s;
         const RunResult r = run(yaml, s);
-        REQUIRE(r.outcome == Outcome::ok);
+        REQUIRE(r.outcome == s.expect.outcome);  // tma_desc_scale races (below); the run goes on
         const nlohmann::json gpu = nlohmann::json::parse(std::ifstream(fs::path(yaml).replace_extension(".json")));
         for (const auto& [name, t] : gpu.at("tensors").items()) {
             // Outputs the GPU computed exactly (max error 0 against torch): copies, scales, layouts.
@@ -67,6 +69,37 @@ TEST_CASE("triton fixtures: each runs on the model and its exact outputs hash as
         }
     }
     CHECK(compared >= 3);
+}
+
+TEST_CASE("triton fixtures: tma_desc_scale's lane 0 replaces a staged map the warp copies with no bar.warp.sync",
+          "[model][kernel][triton][race]") {
+    // Triton 3.6's tl.make_tensor_descriptor: warp 0 zero-fills the 128-byte staging copy and
+    // syncs (bar.warp.sync), thread 0 sets its fields with tensormap.replace, and the warp's
+    // tensormap.cp_fenceproxy (.sync.aligned, which orders no memory) copies it: every other
+    // lane reads bytes lane 0 wrote with nothing between (semantics.md C22). The H200's
+    // racecheck reported it too (traces/recorded/NVIDIA-H200/sanitizer/racecheck.txt).
+    Scenario s;
+    const RunResult r = run(kDir / "tma_desc_scale.yaml", s);
+    REQUIRE(r.outcome == Outcome::hazard);
+    REQUIRE_FALSE(r.diagnostics.empty());
+    std::set<std::string> lines;
+    for (const Diagnostic& d : r.diagnostics) {
+        INFO(d.message);
+        CHECK(d.rule == "race.shared_raw");
+        const Op* op = s.find_op(d.op);
+        REQUIRE(op);
+        CHECK(op->kind == OpKind::tensormap_cp_fenceproxy);
+        CHECK(s.find_op(std::stoi(d.detail.at("other_op")))->kind == OpKind::tensormap_replace);
+        CHECK(d.detail.at("other_thread") == "0");
+        CHECK(d.detail.at("thread") == "1");
+        CHECK(d.message.find("a lane of the same warp") != std::string::npos);
+        CHECK(d.message.find("bar.warp.sync (__syncwarp)") != std::string::npos);
+        lines.insert(op->label + " " + op->source);
+    }
+    // Both descriptors (x's and y's), each CTA's: the two copies, at their PTX and Python lines.
+    CHECK(lines == std::set<std::string>{"tma_desc_scale.ptx:113 tma_desc_scale.py:26:36",
+                                         "tma_desc_scale.ptx:169 tma_desc_scale.py:27:36"});
+    CHECK(r.diagnostics.size() == 8);  // 2 copies x 4 CTAs
 }
 
 TEST_CASE("triton fixtures: the wgmma matmul equals the k-order f32 sum of its products", "[model][kernel][triton]") {
