@@ -262,14 +262,18 @@ TEST_CASE("every racecheck report kept in the repository maps each access to a s
     REQUIRE(reports.size() >= 2);
     for (const fs::path& path : reports) {
         INFO(path.string());
-        const Scenario s = load_scenario_file(scenario_of(path).string());
+        Scenario s = load_scenario_file(scenario_of(path).string());
         const SanitizerReport report = parse_sanitizer_report(slurp(path));
         CHECK(report.has_summary);
-        const KernelLineMap map(generate_kernel_source(s));
+        // A kernel scenario's report names its own source lines (one line may hold several
+        // ops: Triton gives a Python line to a whole descriptor's build).
+        if (s.kernel) ptx::bind_kernel(s);
+        const KernelLineMap map = s.kernel ? KernelLineMap::for_kernel(ptx::parse_bound_kernel(s))
+                                           : KernelLineMap(generate_kernel_source(s));
         // Racecheck names the wrapper's line only (no device frames, even with --show-backtrace
         // device): an access maps to the ops that call that wrapper. In every recorded report
-        // that is exactly one op.
-        const bool recorded = path.string().find("traces/recorded") != std::string::npos;
+        // of an op scenario that is exactly one op.
+        const bool recorded = path.string().find("traces/recorded") != std::string::npos && !s.kernel;
         for (const SanitizerFinding& f : report.findings)
             for (const SanitizerAccess& a : f.accesses) {
                 const std::vector<int> ops = map.ops_of(a.at, f.frames);
@@ -422,4 +426,26 @@ TEST_CASE("a kernel's racecheck race between ops one thread ran is not compared;
     std::map<int, int> several = one;
     several.erase(arrive->id);
     CHECK(sanitizer_diagnostics(report, "racecheck", map, s, &several)[0].detail.count("outside_tool") == 0);
+}
+
+TEST_CASE("the H200's racecheck report of Triton's tma_desc_scale names the copy the model reports", "[sanitizer][kernel]") {
+    const fs::path report_path = kSource / "traces/recorded/NVIDIA-H200/sanitizer/reports/kernels/triton/tma_desc_scale.racecheck.txt";
+    Scenario s = load_scenario_file((kSource / "scenarios/catalog/kernels/triton/tma_desc_scale.yaml").string());
+    ptx::bind_kernel(s);
+    const SanitizerReport report = parse_sanitizer_report(slurp(report_path));
+    const std::vector<Diagnostic> d =
+        sanitizer_diagnostics(report, "racecheck", KernelLineMap::for_kernel(ptx::parse_bound_kernel(s)), s);
+    REQUIRE_FALSE(d.empty());
+    // The second descriptor's tensormap.cp_fenceproxy (PTX line 169), where the model reports
+    // race.shared_raw (tests/model/test_triton_fixtures.cpp), is among the read's candidates.
+    int copy = -1;
+    for (const Op& op : s.program)
+        if (op.kind == OpKind::tensormap_cp_fenceproxy && op.label == "tma_desc_scale.ptx:169") copy = op.id;
+    REQUIRE(copy >= 0);
+    const Diagnostic& raw = d.front();
+    CHECK(raw.rule == "sanitizer.racecheck.raw");
+    CHECK(raw.detail.at("threads") == "(0,0,0) (1,0,0)");
+    const std::string ops = raw.detail.at("ops");
+    const std::string read = ops.substr(ops.find(',') + 1);
+    CHECK(("|" + read + "|").find("|" + std::to_string(copy) + "|") != std::string::npos);
 }
