@@ -140,9 +140,11 @@ const std::vector<RuleHelp>& RuleHelpTable::all() {
          "C17"},
         {"race.shared_raw",
          "One warp reads shared bytes another warp wrote, and no barrier orders the write before the read "
-         "(a consumer reading a stage its producer is still writing).",
+         "(a consumer reading a stage its producer is still writing). In a kernel, two lanes of one warp "
+         "count too: one lane's store (or tensormap.replace) read by the warp with nothing between.",
          "Put an ordering between them: {op: sync}, a named barrier ({op: bar.arrive} by the writer, "
-         "{op: bar.sync} by the reader), or an mbarrier arrive after the write and a wait before the read.",
+         "{op: bar.sync} by the reader), or an mbarrier arrive after the write and a wait before the read; "
+         "between lanes of one warp, __syncwarp() (bar.warp.sync).",
          "C22"},
         {"race.shared_war",
          "One warp overwrites shared bytes another warp read, and no barrier orders the read before the write "

@@ -387,7 +387,7 @@ TEST_CASE("a kernel scenario's report maps each access through the kernel's .loc
     CHECK(d[1].op == -1);
 }
 
-TEST_CASE("a kernel's racecheck race between ops one thread ran is not compared; the model says which thread",
+TEST_CASE("a kernel's racecheck race between ops one thread ran is not compared: the model says which thread",
           "[sanitizer][kernel]") {
     Scenario s = load_scenario_file((kSource / "scenarios/catalog/kernels/consumer_release_before_read.yaml").string());
     ptx::bind_kernel(s);
