@@ -10,8 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "ptx/instruction_kinds.h"
-
 namespace tmasim::device {
 
 const char* const kKernelSourceName = "tmasim_scenario.cu";
@@ -103,15 +101,14 @@ bool one_thread_runs_all(const Scenario& s, const std::vector<int>& ops) {
     return thread >= 0;
 }
 
-// A kernel's: every candidate op of every access ("2", "3|5") is one that the model saw a
-// single thread run, the same one (RunResult::single_thread_ops).
-bool one_thread_runs_all(const std::map<int, int>& single_thread_ops, const std::vector<std::string>& op_texts) {
+// A kernel's: every candidate op of every access is one that the model saw a single thread
+// run, the same one (RunResult::single_thread_ops); an access with no candidate is not.
+bool one_thread_runs_all(const std::map<int, int>& single_thread_ops, const std::vector<std::vector<int>>& candidates) {
     int thread = -1;
-    for (const std::string& text : op_texts) {
-        std::stringstream alternatives(text);
-        for (std::string id; std::getline(alternatives, id, '|');) {
-            if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 9) return false;
-            const auto it = single_thread_ops.find(std::stoi(id));
+    for (const std::vector<int>& ops : candidates) {
+        if (ops.empty()) return false;
+        for (int id : ops) {
+            const auto it = single_thread_ops.find(id);
             if (it == single_thread_ops.end() || (thread >= 0 && it->second != thread)) return false;
             thread = it->second;
         }
@@ -122,6 +119,7 @@ bool one_thread_runs_all(const std::map<int, int>& single_thread_ops, const std:
 struct Group {
     const SanitizerFinding* first = nullptr;
     std::vector<int> ops;                // -1: none, or several candidates
+    std::vector<std::vector<int>> candidates;  // per access, every op it may be
     std::vector<std::string> op_texts;   // "2", "3|5", "?"
     std::set<std::string> blocks, lines;
     long long records = 0, hazards = 0;
@@ -257,18 +255,13 @@ KernelLineMap::KernelLineMap(const std::string& source) {
 KernelLineMap KernelLineMap::for_kernel(const ptx::BoundKernel& k) {
     KernelLineMap map;
     map.kernel_scenario_ = true;
-    int op = 0;
-    for (const ptx::Function* f : k.functions)
-        for (const ptx::Instruction& ins : f->instructions) {
-            if (!ptx::unit_op_kind(ins)) continue;  // kernel_ops's order: its op ids
-            if (ins.loc >= 0 && static_cast<size_t>(ins.loc) < f->locs.size())
-                for (const ptx::LocPoint& p : f->locs[static_cast<size_t>(ins.loc)].chain) {
-                    auto file = k.module.files.find(p.file);
-                    if (file != k.module.files.end() && p.line > 0)
-                        map.ops_at_source_[{base_name(file->second), p.line}].insert(op);
-                }
-            ++op;
+    ptx::for_each_unit_instruction(k, [&](const ptx::Function& f, const ptx::Instruction& ins, OpKind, int op) {
+        if (ins.loc < 0 || static_cast<size_t>(ins.loc) >= f.locs.size()) return;
+        for (const ptx::LocPoint& p : f.locs[static_cast<size_t>(ins.loc)].chain) {
+            auto file = k.module.files.find(p.file);
+            if (file != k.module.files.end() && p.line > 0) map.ops_at_source_[{base_name(file->second), p.line}].insert(op);
         }
+    });
     return map;
 }
 
@@ -348,6 +341,7 @@ std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, con
     std::vector<std::string> order;
     for (const SanitizerFinding& f : report.findings) {
         std::vector<int> ops;
+        std::vector<std::vector<int>> all_candidates;
         std::vector<std::string> op_texts;
         std::string key = to_string(f.kind) + "/" + f.hazard;
         for (const SanitizerAccess& a : f.accesses) {
@@ -355,6 +349,7 @@ std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, con
             std::string text;
             for (int op : candidates) text += (text.empty() ? "" : "|") + std::to_string(op);
             ops.push_back(candidates.size() == 1 ? candidates.front() : -1);
+            all_candidates.push_back(candidates);
             op_texts.push_back(text.empty() ? "?" : text);
             key += fmt::format("/{}:{}", a.type, op_texts.back());
         }
@@ -363,6 +358,7 @@ std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, con
         if (fresh) {
             g.first = &f;
             g.ops = ops;
+            g.candidates = std::move(all_candidates);
             g.op_texts = op_texts;
             order.push_back(key);
         }
@@ -426,7 +422,7 @@ std::vector<Diagnostic> sanitizer_diagnostics(const SanitizerReport& report, con
             // though the bytes are right: it does not follow cluster shared memory.
             d.detail["outside_tool"] = "1";
             d.message = "not compared (racecheck does not follow cluster shared memory): " + d.message;
-        } else if (tool == "racecheck" && (single_thread_ops ? one_thread_runs_all(*single_thread_ops, g.op_texts)
+        } else if (tool == "racecheck" && (single_thread_ops ? one_thread_runs_all(*single_thread_ops, g.candidates)
                                                              : one_thread_runs_all(s, g.ops))) {
             // Measured on an H200 (teach/13b_inval_reinit): racecheck reported a "race" between
             // mbarrier.init and mbarrier.arrive of one thread, which no second thread touches.

@@ -158,22 +158,27 @@ std::string source_of(const Module& m, const Function& f, const Instruction& ins
                      : fmt::format("{}:{}", base_name(it->second), p.line);
 }
 
+void for_each_unit_instruction(const BoundKernel& k,
+                               const std::function<void(const Function&, const Instruction&, OpKind, int op_id)>& visit) {
+    int id = 0;
+    for (const Function* f : k.functions)
+        for (const Instruction& ins : f->instructions)
+            if (const auto kind = unit_op_kind(ins)) visit(*f, ins, *kind, id++);
+}
+
 std::vector<Op> kernel_ops(const BoundKernel& k, const std::string& ptx_file) {
     std::vector<Op> ops;
-    for (const Function* f : k.functions)
-        for (const Instruction& ins : f->instructions) {
-            const auto kind = unit_op_kind(ins);
-            if (!kind) continue;
-            Op op;
-            op.kind = *kind;
-            op.id = static_cast<int>(ops.size());
-            op.loc = SourceLoc{ptx_file, ins.pos.line, ins.pos.col};
-            op.label = fmt::format("{}:{}", base_name(ptx_file), ins.pos.line);
-            op.ptx_opcode = ins.opcode;
-            op.source = source_of(k.module, *f, ins);
-            set_static_fields(op, ins);
-            ops.push_back(std::move(op));
-        }
+    for_each_unit_instruction(k, [&](const Function& f, const Instruction& ins, OpKind kind, int id) {
+        Op op;
+        op.kind = kind;
+        op.id = id;
+        op.loc = SourceLoc{ptx_file, ins.pos.line, ins.pos.col};
+        op.label = fmt::format("{}:{}", base_name(ptx_file), ins.pos.line);
+        op.ptx_opcode = ins.opcode;
+        op.source = source_of(k.module, f, ins);
+        set_static_fields(op, ins);
+        ops.push_back(std::move(op));
+    });
     return ops;
 }
 

@@ -5,6 +5,7 @@
 // instructions the model's units see (ptx/instruction_kinds.h), one Op each, in PTX order,
 // labelled "<ptx file>:<line>" with their `.loc` source line. Everything it refuses is a
 // ScenarioError naming both sides: the scenario's key (file:line:col) and the PTX's place.
+#include <functional>
 #include <string>
 
 #include "ptx/module.h"
@@ -30,6 +31,9 @@ BoundKernel parse_bound_kernel(const Scenario& s);
 // The op list bind_kernel gives a kernel: one Op per unit instruction of `k.functions`, ids
 // from 0 in that order.
 std::vector<Op> kernel_ops(const BoundKernel& k, const std::string& ptx_file);
+// Each unit instruction of `k.functions`, its op kind and the op id kernel_ops gives it.
+void for_each_unit_instruction(const BoundKernel& k,
+                               const std::function<void(const Function&, const Instruction&, OpKind, int op_id)>& visit);
 
 // "t1.cu:17:10": the outermost point of the `.loc` chain of `ins`, its file by base name; "".
 std::string source_of(const Module& m, const Function& f, const Instruction& ins);

@@ -22,6 +22,7 @@ std::unique_ptr<KernelImage> KernelImage::make(const Scenario& s) {
                             fmt::format("unsupported instruction `{}` ({}): {}", ins.opcode, instruction_place(img->bound, f, ins), why));
     }
     for (const ModuleGlobal& g : img->layout.module_globals) img->module_globals.push_back(g.init);
+    img->op_thread.assign(s.program.size(), -1);
     return img;
 }
 

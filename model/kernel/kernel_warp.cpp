@@ -62,9 +62,7 @@ std::vector<int> KernelWarp::lanes(uint32_t mask) {
 }
 
 void KernelWarp::note_threads(int op, uint32_t exec) {
-    std::vector<int>& seen = img_.op_thread;
-    if (seen.size() <= static_cast<size_t>(op)) seen.resize(static_cast<size_t>(op) + 1, -1);
-    int& t = seen[static_cast<size_t>(op)];
+    int& t = img_.op_thread[static_cast<size_t>(op)];  // sized to the ops by KernelImage::make
     if (t == KernelImage::kSeveralThreads) return;
     const int tid = w_.warp() * 32 + __builtin_ctz(exec);
     t = (exec & (exec - 1)) != 0 || (t >= 0 && t != tid) ? KernelImage::kSeveralThreads : tid;
