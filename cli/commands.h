@@ -26,5 +26,6 @@ void add_explain_command(CLI::App& app, Action& action);
 void add_schema_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_layout_command(CLI::App& app, Action& action);
+void add_capture_command(CLI::App& app, Action& action);
 
 }  // namespace tmasim::cli

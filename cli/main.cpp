@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     add_schema_command(app, action);
     add_sweep_command(app, action);
     add_layout_command(app, action);
+    add_capture_command(app, action);
 
     try {
         app.parse(argc, argv);

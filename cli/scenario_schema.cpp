@@ -121,7 +121,8 @@ json scenario_schema() {
                                               closed_object({{"fill", {{"type", "number"}}}}),
                                               closed_object({{"random", closed_object({{"seed", value()},
                                                                                        {"min", value()},
-                                                                                       {"max", value()}})}})})}};
+                                                                                       {"max", value()}})}}),
+                                              closed_object({{"file", {{"type", "string"}}}}, {"file"})})}};
     // How `tmasim diff` compares the tensor's final bytes (scenarios/ir.h ImageCompare).
     const json compare = {{"oneOf", json::array({{{"enum", {"exact", "opaque"}}},
                                                  closed_object({{"ulps", {{"type", "integer"}, {"minimum", 1}}}},

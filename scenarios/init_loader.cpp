@@ -1,6 +1,8 @@
 #include "scenarios/init_loader.h"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 namespace tmasim {
 // Named, not anonymous: the unity build puts this file beside other loaders' helpers.
@@ -50,11 +52,15 @@ InitSpec read_init(const YAML::Node& n, DType type, const std::string& file, con
             return init;
         }
         throw ScenarioError(loc_of(n, file), path,
-                            "unknown init \"" + n.Scalar() + "\"; allowed: iota, {fill: v}, {random: {seed, min, max}}");
+                            "unknown init \"" + n.Scalar() + "\"; allowed: iota, {fill: v}, {random: {seed, min, max}}, {file: PATH}");
     }
     MapReader m(n, file, path);
-    m.only_keys("fill, random");
-    if (m.has("fill")) {
+    m.only_keys("fill, random, file");
+    if (m.has("file")) {
+        init.kind = InitSpec::Kind::file;
+        init.file = m.string("file");
+        init.file_loc = loc_of(m.node("file"), file);
+    } else if (m.has("fill")) {
         init.kind = InitSpec::Kind::fill;
         init.fill_value = read_init_value(m, "fill", type);
     } else if (m.has("random")) {
@@ -81,10 +87,30 @@ InitSpec read_init(const YAML::Node& n, DType type, const std::string& file, con
             r.fail("max", "no integer lies in [min, max], and " + to_string(type) +
                               " holds only integers; allowed: a range holding at least one integer");
     } else {
-        m.fail("init", "expected iota, {fill: v} or {random: {seed, min, max}}");
+        m.fail("init", "expected iota, {fill: v}, {random: {seed, min, max}} or {file: PATH}");
     }
-    m.finish("fill, random");
+    m.finish("fill, random, file");
     return init;
+}
+
+void read_init_file(GlobalTensor& t, const std::string& scenario_file, const std::string& path) {
+    namespace fs = std::filesystem;
+    const fs::path where = fs::path(scenario_file).parent_path() / t.init.file;
+    std::error_code ec;
+    if (!fs::is_regular_file(where, ec))
+        throw ScenarioError(t.init.file_loc, path + ".file",
+                            "no file " + where.string() + "; allowed: a file of the tensor's " +
+                                std::to_string(t.size_bytes()) + " bytes, relative to the scenario");
+    const uintmax_t size = fs::file_size(where, ec);
+    if (ec || size != static_cast<uintmax_t>(t.size_bytes()))
+        throw ScenarioError(t.init.file_loc, path + ".file",
+                            where.string() + " holds " + std::to_string(size) + " bytes, but " + t.name + " is " +
+                                std::to_string(t.size_bytes()) + " bytes; allowed: a file of exactly the tensor's size");
+    auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
+    std::ifstream in(where, std::ios::binary);
+    if (!in.read(reinterpret_cast<char*>(bytes->data()), static_cast<std::streamsize>(size)))
+        throw ScenarioError(t.init.file_loc, path + ".file", "cannot read " + where.string());
+    t.init.file_bytes = std::move(bytes);
 }
 
 }  // namespace tmasim

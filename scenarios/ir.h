@@ -7,6 +7,7 @@
 // fastest-first order (see TensorMap::driver_*()).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,11 +36,16 @@ struct Launch {
 };
 
 struct InitSpec {
-    enum class Kind { iota, fill, random };
+    enum class Kind { iota, fill, random, file };
     Kind kind = Kind::fill;
     double fill_value = 0;       // fill
     uint64_t seed = 0;           // random
     double min = 0, max = 1;     // random: uniform in [min, max) (integers: [min, max])
+    // file: the tensor's bytes as they are, read when the scenario loads (what `tmasim capture`
+    // records of a real program's device memory). `file` as written, relative to the scenario.
+    std::string file;
+    SourceLoc file_loc;
+    std::shared_ptr<const std::vector<uint8_t>> file_bytes;
 };
 
 // How `tmasim diff` compares a global tensor's final bytes across two runs (the model's and the

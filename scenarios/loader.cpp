@@ -220,6 +220,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
             m.fail("shape", "the global tensors declared up to here total " + std::to_string(global_bytes) +
                                 " bytes; allowed: at most 2 GiB (" + std::to_string(kMaxGlobalBytes) +
                                 " bytes) per scenario");
+        if (t.init.kind == InitSpec::Kind::file) read_init_file(t, file, m.key_path("init"));
         sc.globals.push_back(t);
     });
     for_each_entry(top, "tensormaps", names, [&](const std::string& name, MapReader m, const SourceLoc& loc) {

@@ -179,6 +179,11 @@ std::vector<uint8_t> reserved_bytes(size_t size) {
 }  // namespace
 
 void initial_elements(const GlobalTensor& t, int64_t first, int64_t count, uint8_t* out) {
+    if (t.init.kind == InitSpec::Kind::file) {
+        const int64_t esize = dtype_size(t.type);
+        std::memcpy(out, t.init.file_bytes->data() + first * esize, static_cast<size_t>(count * esize));
+        return;
+    }
     if (t.init.kind == InitSpec::Kind::iota && t.type == DType::f32) {
         // The loop below without its switches per element (a full-chip input is 70M floats).
         // An index below 2^31 converts from 32 bits, which vectorizes; int -> double is exact
@@ -215,6 +220,7 @@ void initial_elements(const GlobalTensor& t, int64_t first, int64_t count, uint8
         switch (t.init.kind) {
         case InitSpec::Kind::iota: v = static_cast<double>(first + k); break;
         case InitSpec::Kind::fill: v = t.init.fill_value; break;
+        case InitSpec::Kind::file: break;  // returned above
         case InitSpec::Kind::random: {
             double unit = static_cast<double>(splitmix64(state) >> 11) * (1.0 / 9007199254740992.0);
             if (dtype_is_float(t.type)) {

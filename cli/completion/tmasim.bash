@@ -6,7 +6,7 @@ _tmasim() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local subcommands="validate run sweep diff export report codegen explain schema bench layout"
+    local subcommands="validate run sweep diff export report codegen explain schema bench layout capture"
     local sub=${words[1]}
     if [ "$cword" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$subcommands --help --version" -- "$cur"))
@@ -22,7 +22,7 @@ _tmasim() {
         --l2) COMPREPLY=($(compgen -W "inputs cold warm" -- "$cur")); return ;;
         --trace-words-in) COMPREPLY=($(compgen -W "auto shared global" -- "$cur")); return ;;
         --memory-bytes) COMPREPLY=($(compgen -W "changed all" -- "$cur")); return ;;
-        --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect|--from|--library|--cuobjdump) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local opts=""
     case "$sub" in
@@ -33,6 +33,7 @@ _tmasim() {
         report) opts="--output --all-instances" ;;
         codegen) opts="--compile" ;;
         layout) opts="--shape --type --linear" ;;
+        capture) opts="--output --kernel --limit --library --cuobjdump --from" ;;
         explain)
             COMPREPLY=($(compgen -W "$(tmasim explain 2>/dev/null | awk '{print $1}')" -- "$cur"))
             return ;;
