@@ -43,7 +43,7 @@ SLACK = 0.5  # percentage points a check allows before it calls the error worse
 ap = argparse.ArgumentParser()
 ap.add_argument("--tmasim", default="build/cli/tmasim")
 ap.add_argument("--gpu", default="NVIDIA-H200", choices=sorted(ARCH_OF_GPU))
-ap.add_argument("--split", default="all", choices=["fitting", "held_out", "all"])
+ap.add_argument("--split", default="all", choices=["fitting", "held_out", "blind", "all"])
 ap.add_argument("--align", default="entry", choices=["entry", "first-op"],
                 help="event-time origin of the per-op comparison (tmasim diff --align): kernel entry, or each CTA's first op")
 ap.add_argument("--json", help="write the per-trace figures here")
