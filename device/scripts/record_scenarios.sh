@@ -43,6 +43,9 @@ for s in "$@"; do
     done
     pick=$(median_run "$level" "$name")
     cp "$work/$level$pick/$name.jsonl" "$dest/$name.jsonl"
+    # A trace with large images keeps them in its sidecar (traces/FORMAT.md): without it the trace
+    # cannot be read (the blind set's first recording lost 17 scenarios' sidecars this way).
+    [ -f "$work/$level$pick/$name.jsonl.mem" ] && cp "$work/$level$pick/$name.jsonl.mem" "$dest/$name.jsonl.mem"
     printf '%-48s %-9s %s  run %s kept\n' "$folder/$name" "$level" \
       "$(for i in $(seq 1 "$runs"); do printf '%s ' "$(span "$work/$level$i/$name.jsonl")"; done)" "$pick" | tee -a "$repeats"
   done

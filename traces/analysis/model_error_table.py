@@ -82,6 +82,9 @@ def model_timing(rel, recorded, level):
         print(f"{rel}: model run failed: {r.stderr.strip()[:200]}", file=sys.stderr)
         return None
     dj = subprocess.run([args.tmasim, "diff", "--json", "--align", args.align, out, recorded], capture_output=True, text=True)
+    if not dj.stdout.strip():
+        print(f"{rel}: tmasim diff failed: {dj.stderr.strip()[:300]}", file=sys.stderr)
+        return None
     return json.loads(dj.stdout)["timing"]
 
 
