@@ -64,7 +64,7 @@ std::string cite_docs(const std::string& text) {
         size_t begin = dot;
         while (begin > copied && path_char(text[begin - 1])) --begin;
         const std::string path = text.substr(begin, end - begin);
-        // Repository paths ("docs/x.md") and bare names of one document ("semantics.md"); not
+        // Repository paths ("docs/kernels.md") and bare names of one document ("semantics.md"); not
         // an absolute path or a URL's tail.
         if (path.empty() || path[0] == '/' || path[0] == '.') continue;
         std::string installed;
