@@ -126,6 +126,28 @@ std::vector<Diagnostic> expected_hazards(const Scenario& s) {
     return {d};
 }
 
+// A device batch on a machine where no device run can happen (no driver, no GPU): one
+// message, every scenario skipped with that reason and none started, then the count line (or
+// the JSON document); the exit code is what a batch of skips always had (batch_exit_code: 2).
+int skip_whole_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o, const std::string& why) {
+    std::vector<BatchRow> rows(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        rows[i].rel = inputs[i].rel;
+        rows[i].verdict = BatchRow::Verdict::skipped;
+        rows[i].result = "skipped";
+        rows[i].why = printable_line(why);
+        rows[i].sanitized = !o.sanitize.empty();
+    }
+    const int code = batch_exit_code(rows);
+    (o.json ? std::cerr : std::cout) << "tmasim: no device run can happen here, so all " << inputs.size()
+                                     << " scenarios are skipped: " << printable_line(why) << '\n';
+    if (o.json)
+        std::cout << dump_json(batch_json(rows, o, code)) << '\n';
+    else
+        std::cout << verdict_counts(rows, "scenarios") << '\n';
+    return code;
+}
+
 }  // namespace
 
 std::vector<BatchInput> collect_scenarios(const std::vector<std::string>& args) {
@@ -242,6 +264,10 @@ void check_batch_outputs(const std::vector<BatchInput>& inputs, const BatchOptio
 
 int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
     check_batch_outputs(inputs, o);
+    // Asked once: without a driver or GPU every child would start only to say so. Under
+    // --sanitize compute-sanitizer runs each scenario, and its run says what it lacks.
+    if (o.backend == "device" && o.sanitize.empty() && !inputs.empty())
+        if (const std::string why = device_unavailable_here(); !why.empty()) return skip_whole_batch(inputs, o, why);
     // With --json, stdout holds the document alone; progress goes to stderr.
     std::ostream& progress = o.json ? std::cerr : std::cout;
     std::set<std::string> skip_reasons_shown;

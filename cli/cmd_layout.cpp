@@ -1,7 +1,8 @@
 // tmasim layout FILE NAME: the element-ownership map of a tile or register layout declared
 // in a scenario, printed as Gluon's layouts tutorial prints it ("T<thread>:<register>",
 // broadcast copies joined by '|'); for a shared layout, the shared-memory element offset
-// of each tile element.
+// of each tile element. A map wider than a terminal is printed in bands of columns, and a
+// legend after it says what the cells mean.
 #include <charconv>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/io/printable.h"
+#include "cli/teaching.h"
 #include "scenarios/checked_size.h"
 #include "scenarios/layout_loader.h"
 #include "scenarios/loader.h"
@@ -38,22 +40,120 @@ std::vector<int64_t> parse_shape(const std::string& text) {
     return shape;
 }
 
-std::string offsets_map(const SharedLayoutSpec& spec, const std::vector<int64_t>& shape, int64_t esize) {
-    check_shared_layout(spec, shape, esize);
-    const std::vector<int64_t> offs = shared_offsets(spec, shape, esize);
-    size_t widest = 1;
-    for (int64_t o : offs) widest = std::max(widest, std::to_string(o).size());
-    const int64_t cols = shape.back(), rows = shape.size() == 2 ? shape[0] : 1;
+// Lines of a map stay within this many columns (a 128x8 tile of 4 owners a cell was 234).
+constexpr size_t kMapColumns = 100;
+
+// One element a line, "(r, c): A| B| C" wrapped, for cells too wide for any map within
+// kMapColumns (16 broadcast owners of an element are 127 columns).
+std::string element_list(const std::vector<std::string>& cells, const std::vector<int64_t>& shape) {
     std::ostringstream out;
-    for (int64_t r = 0; r < rows; ++r) {
-        out << (r == 0 ? (rows > 1 ? "[[" : "[") : " [");
-        for (int64_t c = 0; c < cols; ++c) {
-            const std::string o = std::to_string(offs[size_t(r * cols + c)]);
-            out << (c ? ", " : "") << std::string(widest - o.size(), ' ') << o;
-        }
-        out << (r + 1 == rows ? (rows > 1 ? "]]" : "]") : "],") << '\n';
+    const int64_t cols = shape.back();
+    for (size_t e = 0; e < cells.size(); ++e) {
+        const std::string where = shape.size() == 2 ? "(" + std::to_string(int64_t(e) / cols) + ", " +
+                                                          std::to_string(int64_t(e) % cols) + "): "
+                                                    : "(" + std::to_string(e) + "): ";
+        std::string spaced;  // "A| B": a line may break after each '|'
+        for (char ch : cells[e])
+            if (ch != ' ') spaced += ch == '|' ? std::string("| ") : std::string(1, ch);
+        out << where << wrap_text(spaced, where.size(), kMapColumns) << '\n';
     }
     return out.str();
+}
+
+// The cells of a 1-D (one element a line) or 2-D tile, row-major, as Gluon's tutorial prints
+// them: each right-aligned to the widest, rows "[[a, b],\n [c, d]]". Columns that do not fit
+// in kMapColumns go in bands of a power of two (as layouts repeat), each headed "columns i-j
+// of n:" and printed as a whole map. `form` says which of the three the map took.
+struct MapForm {
+    bool listed = false;  // cells too wide even one a band: element_list
+    bool banded = false;  // in bands of columns
+};
+
+std::string grid_text(const std::vector<std::string>& cells, const std::vector<int64_t>& shape, MapForm& form) {
+    size_t widest = 1;
+    for (const std::string& c : cells) widest = std::max(widest, c.size());
+    form.listed = widest + 4 > kMapColumns;
+    if (form.listed) return element_list(cells, shape);
+    auto cell = [&](int64_t e) { return std::string(widest - cells[size_t(e)].size(), ' ') + cells[size_t(e)]; };
+    std::ostringstream out;
+    if (shape.size() == 1) {
+        for (int64_t e = 0; e < shape[0]; ++e) out << (e == 0 ? "[" : " ") << cell(e) << (e + 1 == shape[0] ? "]" : ",") << '\n';
+        return out.str();
+    }
+    const int64_t rows = shape[0], cols = shape[1];
+    // "[[" + k cells + (k-1) ", " + "]]" must fit.
+    const int64_t fit = std::max<int64_t>(1, int64_t((kMapColumns - 2) / (widest + 2)));
+    int64_t band = 1;
+    while (band * 2 <= fit) band *= 2;
+    if (cols <= fit) band = cols;
+    form.banded = band < cols;
+    for (int64_t first = 0; first < cols; first += band) {
+        const int64_t last = std::min(cols, first + band);
+        if (band < cols) out << (first ? "\n" : "") << "columns " << first << "-" << last - 1 << " of " << cols << ":\n";
+        for (int64_t r = 0; r < rows; ++r) {
+            out << (r == 0 ? "[[" : " [");
+            for (int64_t c = first; c < last; ++c) out << (c > first ? ", " : "") << cell(r * cols + c);
+            out << (r + 1 == rows ? "]]" : "],") << '\n';
+        }
+    }
+    return out.str();
+}
+
+// Each element's owners "T<thread>:<register>", broadcast copies joined by '|' (what
+// scenarios/linear_layout.h's ownership_map prints, as cells that grid_text can band).
+std::vector<std::string> owner_cells(const LinearLayout& l) {
+    if (l.shape.empty() || l.shape.size() > 2)
+        throw std::invalid_argument("ownership maps are printed for 1-D and 2-D tiles");
+    int64_t n = 1;
+    for (int64_t s : l.shape) n *= s;
+    std::vector<std::vector<std::string>> owners(static_cast<size_t>(n));
+    size_t widest = 0;
+    for (int64_t w = 0; w < l.num_warps(); ++w)
+        for (int64_t ln = 0; ln < l.num_lanes(); ++ln)
+            for (int64_t r = 0; r < l.num_regs(); ++r) {
+                std::string o = "T" + std::to_string(w * l.num_lanes() + ln) + ":" + std::to_string(r);
+                widest = std::max(widest, o.size());
+                owners[size_t(l.flat(l.element(r, ln, w)))].push_back(o);
+            }
+    std::vector<std::string> cells;
+    for (const auto& of : owners) {
+        std::string c;
+        for (const std::string& o : of) c += (c.empty() ? "" : "|") + std::string(widest - o.size(), ' ') + o;
+        cells.push_back(c);
+    }
+    return cells;
+}
+
+// What the lines and cells of a map are, for its legend.
+std::string tile_words(const std::vector<int64_t>& shape, const MapForm& form) {
+    const std::string tile = shape.size() == 2 ? "the " + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + " tile"
+                                               : "the " + std::to_string(shape[0]) + "-element tile";
+    if (form.listed) return "each line (r, c) is element (r, c) of " + tile + " (one element a line: its cells are too "
+                       "wide for a map of " + std::to_string(kMapColumns) + " columns)";
+    if (shape.size() == 1) return "line e is element e of " + tile;
+    return "line r, cell c is element (r, c) of " + tile + (form.banded ? " (each band: the columns it names)" : "");
+}
+
+// "legend: ..." wrapped within kMapColumns, after a blank line.
+std::string legend(const std::string& text) { return "\nlegend: " + wrap_text(text, 8, kMapColumns) + "\n"; }
+
+std::string ownership_text(const LinearLayout& l) {
+    MapForm form;
+    const std::string map = grid_text(owner_cells(l), l.shape, form);
+    return map + legend(tile_words(l.shape, form) + ". T<t>:<r> = thread t (warp t/32, lane t%32) holds the "
+                                                      "element in its register r; A|B = the element is broadcast: A "
+                                                      "and B each hold a copy.");
+}
+
+std::string offsets_map(const SharedLayoutSpec& spec, const std::vector<int64_t>& shape, const std::string& type,
+                        int64_t esize) {
+    check_shared_layout(spec, shape, esize);
+    std::vector<std::string> cells;
+    for (int64_t o : shared_offsets(spec, shape, esize)) cells.push_back(std::to_string(o));
+    MapForm form;
+    const std::string map = grid_text(cells, shape, form);
+    return map + legend(tile_words(shape, form) + ". Each number is where the element lies in the shared buffer, in " +
+                        type + " elements (" + std::to_string(esize) + " bytes each) from its start.");
 }
 
 }  // namespace
@@ -81,7 +181,7 @@ void add_layout_command(CLI::App& app, Action& action) {
                     if (!shape.empty() && shape != t->shape)
                         throw std::invalid_argument("tile " + t->name + " has its own shape; leave --shape out");
                     const LinearLayout l = s.tile_layout(t->name);
-                    std::cout << (args->linear ? linear_text(l) + "\n" : ownership_map(l));
+                    std::cout << (args->linear ? linear_text(l) + "\n" : ownership_text(l));
                     return kOk;
                 }
                 const LayoutDecl* d = s.find_layout(args->name);
@@ -90,7 +190,7 @@ void add_layout_command(CLI::App& app, Action& action) {
                     auto type = parse_dtype(args->type);
                     if (!type) throw std::invalid_argument("--type " + args->type + "; allowed: " + allowed_dtypes());
                     if (shape.empty()) throw std::invalid_argument("a shared layout needs --shape");
-                    std::cout << offsets_map(d->smem, shape, dtype_size(*type));
+                    std::cout << offsets_map(d->smem, shape, args->type, dtype_size(*type));
                     return kOk;
                 }
                 if (shape.empty()) {
@@ -99,7 +199,7 @@ void add_layout_command(CLI::App& app, Action& action) {
                     shape = d->reg.linear.shape;
                 }
                 const LinearLayout l = to_linear(d->reg, shape);
-                std::cout << (args->linear ? linear_text(l) + "\n" : ownership_map(l));
+                std::cout << (args->linear ? linear_text(l) + "\n" : ownership_text(l));
                 return kOk;
             } catch (const ScenarioError& e) {
                 std::cerr << printable_line(e.what()) << '\n';

@@ -1,4 +1,4 @@
-// tmasim report TRACE -o report.html: the self-contained HTML report of one run
+// tmasim report TRACE [-o report.html]: the self-contained HTML report of one run
 // (traces/html_report.h), with the model's rule table for the diagnostics' help and the
 // scenario file, where it is still there, for the source lines.
 #include <fstream>
@@ -71,13 +71,15 @@ void add_report_command(CLI::App& app, Action& action) {
         "report", "Write a self-contained HTML report of a trace: timelines, copies in flight, barrier curves, "
                   "diagnostics with their rule, the scenario's source lines");
     sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
-    sub->add_option("--output,-o", args->output, "HTML file to write; - for standard output")->required();
+    sub->add_option("--output,-o", args->output,
+                    "HTML file to write (default: beside the trace, t.jsonl -> t.html); - for standard output");
     sub->add_flag("--all-instances", args->all_instances,
                   "One card per diagnostic instance; by default one per (rule, op, CTA) naming its iterations");
     sub->footer("The scenario file named in the trace's header is read, relative to the working directory, for "
                 "the source lines; without it the report shows the rest.");
     sub->callback([args, &action] {
         action = [args] {
+            if (args->output.empty()) args->output = output_beside(args->trace, ".html");
             OutputGuard guard;
             guard.input(args->trace, "the trace");
             guard.output(args->output, "--output", OutputGuard::Kind::file_or_stdout);

@@ -79,9 +79,12 @@ void add_export_command(CLI::App& app, Action& action) {
     auto args = std::make_shared<Args>();
     CLI::App* sub = app.add_subcommand("export", "Convert a trace to Chrome trace-event JSON (opens in Perfetto)");
     sub->add_option("trace", args->trace, "Trace file (JSONL)")->required()->check(CLI::ExistingFile);
-    sub->add_option("--output,-o", args->output, "Chrome trace JSON to write; - for standard output")->required();
+    sub->add_option("--output,-o", args->output,
+                    "Chrome trace JSON to write (default: beside the trace, t.jsonl -> t.chrome.json); - for "
+                    "standard output");
     sub->callback([args, &action] {
         action = [args] {
+            if (args->output.empty()) args->output = output_beside(args->trace, ".chrome.json");
             OutputGuard guard;
             guard.input(args->trace, "the trace");
             guard.output(args->output, "--output", OutputGuard::Kind::file_or_stdout);

@@ -136,6 +136,44 @@ RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& opt
     }
 }
 
+std::string device_unavailable_here() {
+    TempDir dir;
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) return "";
+    if (pid == 0) {
+        int status = 0;
+        try {
+            device::require_device();
+        } catch (const device::DeviceUnavailable& e) {
+            std::ofstream(dir.file("error.txt")) << e.what();
+            status = kChildUnavailable;
+        } catch (...) {
+            status = kChildThrew;
+        }
+        std::fflush(nullptr);
+        _exit(status);
+    }
+    // Opening the GPU takes well under a second; a driver that hangs in cuInit gets the grace.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kDeviceGraceSeconds);
+    int status = 0;
+    for (;;) {
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        if ((done < 0 && errno != EINTR) || std::chrono::steady_clock::now() >= deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return "";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != kChildUnavailable) return "";
+    const std::string message = slurp(dir.file("error.txt"));
+    return message.empty() ? "the device backend cannot run on this machine" : message;
+}
+
 RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg) {
     RunResult r;
     r.provenance.backend = "device";

@@ -23,6 +23,11 @@ constexpr double kDeviceGraceSeconds = 60.0;
 // std::runtime_error with it for everything else (a codegen or JIT error).
 RunResult run_device_isolated(const Scenario& scenario, const DeviceOptions& options);
 
+// Why no scenario can run on this machine's GPU (device::require_device: no CUDA driver, no
+// GPU, none new enough, a tmasim built without the toolkit), asked once in a child process;
+// "" when a run can start, or when the question itself failed (the runs then say why).
+std::string device_unavailable_here();
+
 // A device result for a run that could not report itself (killed, hung, no trace): the
 // scenario's provenance and one diagnostic with this outcome, rule and message.
 RunResult synthetic_result(const Scenario& s, Outcome outcome, const std::string& rule, const std::string& msg);

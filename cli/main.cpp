@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/doc_paths.h"
 #include "cli/heap_pages.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/printable.h"
@@ -14,8 +15,9 @@
 namespace {
 
 // Errors are one line, whatever user text they quote (a scalar may hold newlines or a
-// terminal escape): cli/io/printable.h.
-std::string one_line(const char* what) { return tmasim::cli::printable_line(what); }
+// terminal escape): cli/io/printable.h. A document they cite is the installed copy where
+// tmasim is installed (cli/doc_paths.h).
+std::string one_line(const char* what) { return tmasim::cli::cite_docs(tmasim::cli::printable_line(what)); }
 
 }  // namespace
 

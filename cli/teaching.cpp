@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/doc_paths.h"
 #include "model/core/hazard_rules.h"
 #include "model/core/rule_help.h"
 
@@ -17,7 +18,7 @@ constexpr size_t kLabelWidth = 13;  // "diagnostics: " and the summary's other l
 void labelled(std::ostream& out, const std::string& label, const std::string& text) {
     const std::string head = label + ":";
     out << head << std::string(head.size() < kLabelWidth ? kLabelWidth - head.size() : 1, ' ')
-        << wrap_text(text, kLabelWidth) << '\n';
+        << wrap_text(cite_docs(text), kLabelWidth) << '\n';  // the installed copy's path, where installed
 }
 
 std::string op_where(const Scenario& s, int id) {

@@ -1,4 +1,5 @@
 #include "device/gpu_session.h"
+#include "device/run_device.h"
 
 #include <cstdint>
 #include <fstream>
@@ -88,6 +89,13 @@ GpuSession::~GpuSession() {
     for (CUdeviceptr p : allocations_) drv_.cuMemFree(p);
     for (CUmodule m : modules_) drv_.cuModuleUnload(m);
     if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
+}
+
+// The session's constructor throws what a run would for this machine; Hopper is the oldest
+// GPU any scenario runs on (require_architecture's floor).
+void require_device() {
+    const GpuSession session(CudaDriver::get());
+    require_architecture("sm_90", session.info());
 }
 
 CUfunction GpuSession::load_kernel(const std::vector<char>& cubin, const char* name) {

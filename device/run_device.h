@@ -80,6 +80,12 @@ RunResult run_kernel_device(const Scenario& s, const DeviceOptions& options);
 // the module's `.target`s: sm_90a only on 9.0, sm_100f on 10.x, plain sm_XY from XY up.
 void require_ptx_targets(const std::vector<std::string>& targets, int cc_major, int cc_minor, const std::string& gpu);
 
+// Throws DeviceUnavailable when no scenario can run on this machine at all: no CUDA driver, no
+// GPU, one older than Hopper, a tmasim built without the toolkit. A batch asks once before its
+// runs (cli/device_child.h). It opens the GPU as a run does, so call it in a child process, as
+// the runs are: a process that has initialised CUDA cannot hand it to the children it forks.
+void require_device();
+
 }  // namespace device
 
 }  // namespace tmasim

@@ -22,19 +22,36 @@ _tmasim() {
         --l2) COMPREPLY=($(compgen -W "inputs cold warm" -- "$cur")); return ;;
         --trace-words-in) COMPREPLY=($(compgen -W "auto shared global" -- "$cur")); return ;;
         --memory-bytes) COMPREPLY=($(compgen -W "changed all" -- "$cur")); return ;;
-        --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect|--from|--library|--cuobjdump) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --shared-dump) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
+        --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect|--scenarios|--from|--library|--cuobjdump) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
+    # Every option of every subcommand's --help (tests/scripts/completion_check.sh checks it).
     local opts=""
     case "$sub" in
-        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --all-instances --ncu --json --trace --sanitize --l2 --trace-words-in --memory-bytes --max-work --jobs" ;;
+        validate|schema) opts="" ;;
+        run) opts="--backend --output --diff-against --arch --seed --max-work --watchdog --cache-dir --trace
+                   --shared-dump --warm-launches --l2 --trace-words-in --memory-bytes --ctas-together --jobs
+                   --quiet --all-instances --json --ncu --sanitize" ;;
         sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
-        diff) opts="--align --json" ;;
+        diff) opts="--tolerance --top --align --json" ;;
         export) opts="--output" ;;
         report) opts="--output --all-instances" ;;
-        codegen) opts="--compile" ;;
+        codegen) opts="--output --compile --cubin --trace --trace-words --shared-dump --quiet" ;;
         layout) opts="--shape --type --linear" ;;
         capture) opts="--output --kernel --limit --library --cuobjdump --from" ;;
+        bench)
+            case "${words[2]}" in
+                executor-overhead) opts="--case --ctas --tiles --reps --warmup --scenarios --cache-dir --keep-kernels
+                                         --variant --experiments" ;;
+                kernel-overhead) opts="--case --ctas --work --reps --warmup --watchdog --scenarios --cache-dir" ;;
+                *)
+                    if [ "$cword" -eq 2 ]; then
+                        COMPREPLY=($(compgen -W "executor-overhead kernel-overhead --help" -- "$cur"))
+                        return
+                    fi ;;
+            esac ;;
         explain)
+            # The rule ids (`tmasim explain B12`, a section id, is typed, not offered).
             COMPREPLY=($(compgen -W "$(tmasim explain 2>/dev/null | awk '{print $1}')" -- "$cur"))
             return ;;
     esac

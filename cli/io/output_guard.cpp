@@ -199,6 +199,12 @@ void add_trace_output(OutputGuard& guard, const std::string& path, const std::st
     guard.output(sidecar_path_of(path), option + " (its sidecar)", kind);
 }
 
+std::string output_beside(const std::string& input, const std::string& extension) {
+    fs::path p(input);
+    if (p.extension() == ".jsonl") return p.replace_extension(extension).string();
+    return input + extension;
+}
+
 std::string output_target(const std::string& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;

@@ -63,6 +63,11 @@ void add_trace_inputs(OutputGuard& guard, const std::string& trace_path, const T
 void add_trace_output(OutputGuard& guard, const std::string& path, const std::string& option,
                       OutputGuard::Kind kind = OutputGuard::Kind::file);
 
+// The output a command writes when it is given none: beside `input`, its name with
+// `extension` in place of a ".jsonl" (t.jsonl -> t.html), else with it added. The caller
+// still hands it to the guard, which refuses it where it is an input.
+std::string output_beside(const std::string& input, const std::string& extension);
+
 // The path a write to `path` lands on: the file a symlink names (so the write replaces that
 // file, as writing through the link would, and not the link), else `path` itself.
 std::string output_target(const std::string& path);

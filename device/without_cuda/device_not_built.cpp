@@ -26,6 +26,7 @@ std::string resolve_cache_dir(const std::string&) { return ""; }
 int run_executor_overhead(const BenchOptions&, std::ostream&) { not_built(); }
 int run_kernel_overhead(const KernelBenchOptions&, std::ostream&) { not_built(); }
 std::vector<std::string> bench_case_names() { return {}; }
+void require_device() { not_built(); }
 std::string reference_kernel_source(const std::string&, int) { not_built(); }
 }  // namespace device
 
