@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
+#include "cli/teaching.h"
 #include "cli/trace_scenario.h"
 #include "model/core/hazard_rules.h"
 #include "model/core/rule_help.h"
@@ -55,6 +56,12 @@ ReportContext context_for(const TraceFile& trace) {
         for (const Op* op : s->scenario.all_ops())
             if (op->loc.line > 0) c.op_lines[op->id] = op->loc.line;
         c.wait_targets = wait_targets_of(s->scenario, trace.result);
+        // The same fix `tmasim run` prints, naming this scenario's ops, not the rule's general
+        // text; not from a file edited since the run, whose ops may have moved.
+        if (!s->stale) {
+            auto scenario = std::make_shared<const Scenario>(std::move(s->scenario));
+            c.fix_of = [scenario](const Diagnostic& d) { return diagnostic_fix(*scenario, d); };
+        }
     }
     return c;
 }

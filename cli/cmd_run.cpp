@@ -10,7 +10,9 @@
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/device_child.h"
+#include "cli/diagnostic_lines.h"
 #include "cli/expectation.h"
+#include "cli/kernel_time.h"
 #include "cli/ncu_run.h"
 #include "cli/option_values.h"
 #include "cli/io/atomic_output.h"
@@ -19,6 +21,7 @@
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
+#include "cli/term_color.h"
 #include "device/device_unavailable.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
@@ -52,6 +55,7 @@ struct RunArgs {
     bool all_instances = false;  // one diagnostic per instance, not merged per (rule, op, CTA)
     int jobs = 0;               // batch: scenarios at once; 0: every core
     bool json = false;          // stdout: one JSON document (cli/run_json.h), no text
+    std::string color = "auto"; // diagnostics' severity words coloured (cli/term_color.h)
     bool ncu = false;           // device: run under Nsight Compute, print bank-conflict counters
     bool no_isolation = false;  // device: run in this process (hidden; what --ncu runs under ncu)
     std::string sanitize;       // device: run under compute-sanitizer with this tool (sanitize_run.h)
@@ -83,16 +87,6 @@ void reject_foreign_options(const RunArgs& a) {
         reject(a.shared_dump_opt, "--shared-dump", "device");
         reject(a.warm_opt, "--warm-launches", "device");
     }
-}
-
-// A device run's kernel time (CUDA events) and span (%globaltimer, first entry to last exit).
-void print_kernel_time(const Provenance& p) {
-    const auto get = [&](const char* key) {
-        const auto it = p.extra.find(key);
-        return it == p.extra.end() ? std::string("?") : it->second;
-    };
-    std::cout << "kernel:      " << get("kernel_time_ns") << " ns (CUDA events), " << get("kernel_span_ns")
-              << " ns first warp entry to last warp exit; trace level " << get("trace_level") << '\n';
 }
 
 // The device times every op unless told otherwise; the model predicts the untraced kernel.
@@ -173,6 +167,8 @@ RunResult& result_kept_until_exit() {
     return *kept;
 }
 
+int run_one(RunArgs& a);
+
 int run(RunArgs& a) {
     reject_foreign_options(a);
     a.seed = parse_u64_option("--seed", a.seed_text);
@@ -185,6 +181,24 @@ int run(RunArgs& a) {
         return run_many(a);
     }
     a.file = a.paths.at(0);
+    if (!a.json) return run_one(a);
+    // --json: stdout has its document even when no run happened; stderr still has the
+    // error line and the exit code stays 2 (main's policy).
+    const auto say = [&](const char* status, const std::exception& e) {
+        std::cout << dump_json(failed_run_json(a.file, a.backend, status, printable_line(e.what()), kBadInput)) << '\n';
+    };
+    try {
+        return run_one(a);
+    } catch (const device::DeviceUnavailable& e) {
+        say("skipped", e);
+        throw;
+    } catch (const std::exception& e) {
+        say("error", e);
+        throw;
+    }
+}
+
+int run_one(RunArgs& a) {
     {
         // Before the run, not after it: a refused output costs nothing.
         OutputGuard guard;
@@ -220,6 +234,10 @@ int run(RunArgs& a) {
             } catch (const device::DeviceUnavailable& e) {
                 // The line run_sanitized reads to tell "not here" (skipped) from an error.
                 std::cerr << kDeviceUnavailablePrefix << printable_line(e.what()) << '\n';
+                if (a.json)
+                    std::cout << dump_json(failed_run_json(a.file, a.backend, "skipped", printable_line(e.what()),
+                                                           kBadInput))
+                              << '\n';
                 return kBadInput;
             }
         } else {
@@ -246,9 +264,11 @@ int run(RunArgs& a) {
         std::cout << dump_json(single_run_json(scenario, result, check, a.output, code, a.all_instances)) << '\n';
         return code;
     }
+    const bool color = stdout_wants_color(parse_color_mode(a.color));
+    const auto headline = [&](const DiagnosticGroup& g) { return diagnostic_headline(scenario, g, color); };
     if (!a.quiet) {
-        print_summary(result, std::cout, names, a.all_instances);
-        if (on_device) print_kernel_time(result.provenance);
+        print_summary(result, std::cout, names, a.all_instances, headline);
+        print_kernel_time(result.provenance, std::cout);
         print_teaching(scenario, result, std::cout);
         std::cout << '\n';
     }
@@ -263,12 +283,9 @@ int run(RunArgs& a) {
     }
     std::cout << "expect:      FAIL: expected " << check.expected << ", got " << check.got << '\n';
     for (const std::string& note : check.notes) std::cout << "note:        " << note << '\n';
-    if (a.quiet)  // the summary was not printed; the diagnostics explain the outcome
-        for (const DiagnosticGroup& g : group_diagnostics(result.diagnostics, a.all_instances)) {
-            std::cout << "diagnostic:  " << g.first.message;
-            if (g.instances > 1) std::cout << " [" << group_where(g) << "]";
-            std::cout << '\n';
-        }
+    if (a.quiet)  // the summary was not printed; each diagnostic's first line explains the outcome
+        for (const DiagnosticGroup& g : group_diagnostics(result.diagnostics, a.all_instances))
+            std::cout << headline(g) << '\n';
     std::cout << diagnostics_summary_line(result.diagnostics) << '\n';
     return kMismatch;
 }
@@ -364,6 +381,11 @@ void add_run_command(CLI::App& app, Action& action) {
     sub->add_flag("--json", a->json,
                   "Print one JSON document on stdout instead of text (traces/FORMAT.md, JSON output); "
                   "batch progress lines go to stderr");
+    sub->add_option("--color", a->color,
+                    "Colour the severity words of diagnostics: auto (default: when standard output is a terminal "
+                    "and NO_COLOR is unset or empty, https://no-color.org), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
     sub->add_flag("--ncu", a->ncu,
                   "Device, one scenario: run it under Nsight Compute (ncu --clock-control none) and print "
                   "the shared-memory bank-conflict and wavefront counters of its kernel");

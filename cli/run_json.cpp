@@ -1,5 +1,9 @@
 #include "cli/run_json.h"
 
+#include "cli/diagnostic_lines.h"
+#include "cli/kernel_time.h"
+#include "cli/teaching.h"
+
 namespace tmasim::cli {
 namespace {
 
@@ -29,10 +33,36 @@ OrderedJson expectation_json(const ExpectationCheck& check) {
 
 OrderedJson single_run_json(const Scenario& scenario, const RunResult& result, const ExpectationCheck& check,
                             const std::string& trace_path, int exit_code, bool all_instances) {
-    OrderedJson j = run_json(result, op_names_of(scenario), all_instances);
+    // Each diagnostic where the text output points: the line it leads with, its place as
+    // numbers, why its rule exists and the fix `tmasim run` prints.
+    const auto annotate = [&](const DiagnosticGroup& g, OrderedJson& d) {
+        const SourceLoc place = diagnostic_place(scenario, g.first);
+        d["file"] = place.file;
+        d["line"] = place.line;
+        d["col"] = place.col;
+        d["why"] = diagnostic_why(g.first);
+        d["fix"] = diagnostic_fix(scenario, g.first);
+        d["headline"] = diagnostic_headline(scenario, g);
+    };
+    OrderedJson j = run_json(result, op_names_of(scenario), all_instances, annotate);
+    j["kernel_time"] = kernel_time_json(result.provenance);
+    j["status"] = "ran";
     j["summary"] = scenario.summary;
     j["expect"] = expectation_json(check);
     j["trace"] = path_or_null(trace_path);
+    j["exit_code"] = exit_code;
+    return j;
+}
+
+OrderedJson failed_run_json(const std::string& scenario_file, const std::string& backend, const std::string& status,
+                            const std::string& why, int exit_code) {
+    OrderedJson j;
+    j["format"] = "tmasim-run";
+    j["version"] = kRunJsonVersion;
+    j["scenario_file"] = scenario_file;
+    j["backend"] = backend;
+    j["status"] = status;
+    j["why"] = why;
     j["exit_code"] = exit_code;
     return j;
 }

@@ -94,6 +94,16 @@ std::string fix_for(const Scenario& s, const Diagnostic& d, const model::RuleHel
 
 }  // namespace
 
+std::string diagnostic_why(const Diagnostic& d) {
+    const model::RuleHelp* help = model::RuleHelpTable::find(d.rule);
+    return help ? help->why : "";
+}
+
+std::string diagnostic_fix(const Scenario& s, const Diagnostic& d) {
+    const model::RuleHelp* help = model::RuleHelpTable::find(d.rule);
+    return help ? fix_for(s, d, *help) : "";
+}
+
 std::string wrap_text(const std::string& text, size_t indent, size_t width) {
     std::istringstream words(text);
     std::string word, out;

@@ -101,7 +101,9 @@ void diagnostics(const RunResult& r, const ReportContext& c, std::ostream& out) 
         if (auto it = c.rules.find(d.rule); it != c.rules.end()) help = it->second;
         const std::string explanation = detail_value(d, "explanation").empty() ? help.explanation
                                                                                 : detail_value(d, "explanation");
-        const std::string fix = detail_value(d, "fix").empty() ? help.fix : detail_value(d, "fix");
+        std::string fix = detail_value(d, "fix");
+        if (fix.empty() && c.fix_of) fix = c.fix_of(d);
+        if (fix.empty()) fix = help.fix;
         out << "<div class=\"diag d-" << to_string(d.outcome) << "\"><div>" << outcome_badge(d.outcome)
             << " <span class=\"rule\">" << html_escape(d.rule.empty() ? "(no rule id)" : d.rule) << "</span>";
         if (d.op >= 0) {
@@ -162,7 +164,7 @@ void ops_table(const RunResult& r, const ReportContext& c, std::ostream& out) {
         ++it->second.events;
     }
     out << "<section id=\"ops\"><h2>Ops</h2><table><tr><th>op</th><th>name</th><th>line</th><th>events</th>"
-           "<th>first t</th><th>last t</th></tr>\n";
+           "<th>first t (cycles)</th><th>last t (cycles)</th></tr>\n";
     for (const auto& [op, s] : per_op) {
         auto n = c.names.find(op);
         auto line = c.op_lines.find(op);

@@ -4,6 +4,7 @@
 // flows issue -> complete_tx -> phase flip -> wait end, each barrier's phase and tx-count
 // over time, the diagnostics with the rule, its explanation and fix, and the scenario's
 // source lines around each op.
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -33,6 +34,9 @@ struct ReportContext {
     std::vector<std::string> source_lines; // the scenario file, line 1 first
     std::map<int, int> op_lines;           // op id -> 1-based line in the file
     std::map<std::string, RuleHelp> rules; // rule id -> help
+    // The fix `tmasim run` prints for a diagnostic, in the scenario's own terms (cli/teaching.h);
+    // empty function or "": the rule's general fix.
+    std::function<std::string(const Diagnostic&)> fix_of;
     WaitTargets wait_targets;              // empty: link waits by time alone
     bool all_instances = false;            // one card per diagnostic, not per (rule, op, CTA)
 };

@@ -3,6 +3,7 @@
 #include "traces/provenance_fields.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -12,9 +13,27 @@
 namespace tmasim {
 namespace {
 
-OrderedJson string_map(const std::map<std::string, std::string>& m) {
+// Keys whose values are text even when they look like a number: lists and ranges that
+// may hold a single item ("3" of writer_ops "3,5", thread "5" of "0-63"), and user names.
+bool always_text(const std::string& key) {
+    static const std::set<std::string> keys = {"writer_ops", "writer_threads", "cta_span_ns", "label"};
+    return keys.count(key) > 0;
+}
+
+// The trace keeps `extra` and `detail` values as text; --json gives an integer as a JSON
+// number (kernel_span_ns 2580, not "2580"), so a reader need not parse it again.
+OrderedJson value_of_text(const std::string& key, const std::string& text) {
+    if (always_text(key) || text.empty() || text.size() > 19) return text;
+    int64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end || (text[0] == '0' && text.size() > 1)) return text;
+    return value;
+}
+
+OrderedJson text_map(const std::map<std::string, std::string>& m) {
     OrderedJson j = OrderedJson::object();
-    for (const auto& [k, v] : m) j[k] = v;
+    for (const auto& [k, v] : m) j[k] = value_of_text(k, v);
     return j;
 }
 
@@ -116,6 +135,7 @@ OrderedJson memory_diff_json(const MemoryDiff& m) {
 OrderedJson provenance_json(const Provenance& p) {
     OrderedJson j;
     put_provenance_fields(j, p);
+    j["extra"] = text_map(p.extra);
     return j;
 }
 
@@ -129,7 +149,7 @@ OrderedJson diagnostic_json(const DiagnosticGroup& g, const OpNames& names) {
     j["iters"] = iters_json(d.iters);
     j["cta"] = d.cta;
     j["message"] = d.message;
-    j["detail"] = string_map(d.detail);
+    j["detail"] = text_map(d.detail);
     j["instances"] = g.instances;
     j["iterations"] = iterations_text(g);
     OrderedJson all = OrderedJson::array();
@@ -138,7 +158,8 @@ OrderedJson diagnostic_json(const DiagnosticGroup& g, const OpNames& names) {
     return j;
 }
 
-OrderedJson run_json(const RunResult& r, const OpNames& names, bool all_instances) {
+OrderedJson run_json(const RunResult& r, const OpNames& names, bool all_instances,
+                     const DiagnosticAnnotation& annotate) {
     OrderedJson j;
     j["format"] = "tmasim-run";
     j["version"] = kRunJsonVersion;
@@ -149,6 +170,7 @@ OrderedJson run_json(const RunResult& r, const OpNames& names, bool all_instance
     std::set<std::string> rules;
     for (const DiagnosticGroup& g : groups) {
         diagnostics.push_back(diagnostic_json(g, names));
+        if (annotate) annotate(g, diagnostics.back());
         if (!g.first.rule.empty()) rules.insert(g.first.rule);
     }
     j["diagnostics"] = std::move(diagnostics);
@@ -173,7 +195,7 @@ OrderedJson run_json(const RunResult& r, const OpNames& names, bool all_instance
 OrderedJson diff_json(const DiffReport& r) {
     OrderedJson j;
     j["format"] = "tmasim-diff";
-    j["version"] = kJsonOutputVersion;
+    j["version"] = kDiffJsonVersion;
     j["a"] = provenance_json(r.a);
     j["b"] = provenance_json(r.b);
     OrderedJson warnings = OrderedJson::array();

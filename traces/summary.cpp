@@ -33,16 +33,18 @@ void print_provenance(const Provenance& p, std::ostream& out) {
     out << '\n';
 }
 
-// One entry per merged group (traces/diagnostic_groups.h): the first line keeps the form
-// "  <outcome> <rule> at <where> (cta N): <message>" that scripts read, <where> naming the
-// iterations when the group covers several instances.
-void print_diagnostics(const RunResult& r, bool all_instances, std::ostream& out) {
+// One entry per merged group (traces/diagnostic_groups.h): the headline where the caller gives
+// one, then the line of the form "  <outcome> <rule> at <where> (cta N): <message>" that
+// scripts read, <where> naming the iterations when the group covers several instances.
+void print_diagnostics(const RunResult& r, bool all_instances, const DiagnosticHeadline& headline,
+                       std::ostream& out) {
     const std::vector<DiagnosticGroup> groups = group_diagnostics(r.diagnostics, all_instances);
     out << "diagnostics: " << (groups.empty() ? "none" : std::to_string(groups.size()));
     if (groups.size() != r.diagnostics.size()) out << " (" << r.diagnostics.size() << " instances)";
     out << '\n';
     for (const DiagnosticGroup& g : groups) {
         const Diagnostic& d = g.first;
+        if (headline) out << headline(g) << '\n';
         out << "  " << to_string(d.outcome);
         if (!d.rule.empty()) out << " " << d.rule;
         // Without an op only the count is said: "hang <rule>, 2 instances (cta 0)".
@@ -75,12 +77,13 @@ void print_events(const RunResult& r, const OpNames& names, std::ostream& out) {
         auto it = names.find(op);
         if (it != names.end()) name_w = std::max(name_w, it->second.size());
     }
-    out << fmt::format("  {:>4}  {:<{}}  {:>6}  {:>10}  {:>10}\n", "op", "name", name_w, "events", "first t",
-                       "last t");
+    // `t` is SM cycles since the CTA's first warp entered the kernel (traces/FORMAT.md).
+    out << fmt::format("  {:>4}  {:<{}}  {:>6}  {:>16}  {:>16}\n", "op", "name", name_w, "events",
+                       "first t (cycles)", "last t (cycles)");
     for (const auto& [op, s] : per_op) {
         auto it = names.find(op);
         std::string name = it == names.end() || it->second.empty() ? "?" : it->second;
-        out << fmt::format("  {:>4}  {:<{}}  {:>6}  {:>10}  {:>10}\n", "#" + std::to_string(op), name, name_w,
+        out << fmt::format("  {:>4}  {:<{}}  {:>6}  {:>16}  {:>16}\n", "#" + std::to_string(op), name, name_w,
                            s.events, s.first, s.last);
     }
 }
@@ -96,10 +99,11 @@ void print_memory(const RunResult& r, std::ostream& out) {
 
 }  // namespace
 
-void print_summary(const RunResult& r, std::ostream& out, const OpNames& names, bool all_instances) {
+void print_summary(const RunResult& r, std::ostream& out, const OpNames& names, bool all_instances,
+                   const DiagnosticHeadline& headline) {
     print_provenance(r.provenance, out);
     out << "outcome:     " << to_string(r.outcome) << '\n';
-    print_diagnostics(r, all_instances, out);
+    print_diagnostics(r, all_instances, headline, out);
     print_events(r, names, out);
     print_memory(r, out);
 }

@@ -48,7 +48,7 @@ TEST_CASE("run FILE --backend model --json prints exactly one JSON document", "[
     CHECK(r.err.empty());
     Json doc = one_document(r.out);
     CHECK(doc.at("format") == "tmasim-run");
-    CHECK(doc.at("version") == 2);  // 2: diagnostics merged per (rule, op, CTA)
+    CHECK(doc.at("version") == 3);  // 2: diagnostics merged per (rule, op, CTA); 3: numbers as numbers
     CHECK(doc.at("provenance").at("scenario") == "tma_2d_missing_proxy_fence");
     CHECK(doc.at("provenance").at("backend") == "model");
     CHECK(doc.at("outcome") == "hazard");

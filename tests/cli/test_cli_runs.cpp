@@ -119,3 +119,38 @@ TEST_CASE("run --backend device without a CUDA driver says so and exits 2", "[cl
     CHECK(lower.find("driver") != std::string::npos);
     CHECK(read_file(trace).empty());  // no run, no trace
 }
+
+TEST_CASE("run --backend device --json without a CUDA driver prints a JSON document saying skipped, exits 2",
+          "[cli][device][json]") {
+    if (cuda_driver_present()) {
+        WARN("libcuda.so.1 is present: this test checks the no-driver path and is skipped on a GPU machine");
+        return;
+    }
+    auto r = run_cli(std::string("run ") + kBulkAddOne + " -b device --json");
+    CHECK(r.code == 2);
+    INFO(r.out);
+    REQUIRE(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc.at("format") == "tmasim-run");
+    CHECK(doc.at("status") == "skipped");
+    CHECK(doc.at("backend") == "device");
+    CHECK(doc.at("scenario_file") == kBulkAddOne);
+    CHECK(doc.at("exit_code") == 2);
+    std::string why = doc.at("why").get<std::string>();
+    std::transform(why.begin(), why.end(), why.begin(), ::tolower);
+    CHECK(why.find("driver") != std::string::npos);
+    CHECK(r.err.rfind("tmasim: error: ", 0) == 0);  // stderr as without --json
+}
+
+TEST_CASE("run --json of a scenario that cannot be loaded prints a JSON document saying error, exits 2",
+          "[cli][json]") {
+    const std::string bad = scratch("bad_key.yaml");
+    tmasim_test::write_file(bad, read_file(std::string(TMASIM_SOURCE_DIR) + "/" + kBulkAddOne) + "\nnot_a_key: 1\n");
+    auto r = run_cli("run '" + bad + "' --json");
+    CHECK(r.code == 2);
+    INFO(r.out << r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc.at("status") == "error");
+    CHECK(doc.at("why").get<std::string>().find(bad + ":") == 0);
+    CHECK(doc.at("exit_code") == 2);
+}
