@@ -23,6 +23,7 @@ _tmasim() {
         --trace-words-in) COMPREPLY=($(compgen -W "auto shared global" -- "$cur")); return ;;
         --memory-bytes) COMPREPLY=($(compgen -W "changed all" -- "$cur")); return ;;
         --shared-dump) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --output|-o|--diff-against|--cache-dir|--csv|--slurm|--collect|--scenarios|--from|--library|--cuobjdump) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     # Every option of every subcommand's --help (tests/scripts/completion_check.sh checks it).
@@ -31,7 +32,7 @@ _tmasim() {
         validate|schema) opts="" ;;
         run) opts="--backend --output --diff-against --arch --seed --max-work --watchdog --cache-dir --trace
                    --shared-dump --warm-launches --l2 --trace-words-in --memory-bytes --ctas-together --jobs
-                   --quiet --all-instances --json --ncu --sanitize" ;;
+                   --quiet --all-instances --json --ncu --sanitize --color" ;;
         sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--tolerance --top --align --json" ;;
         export) opts="--output" ;;
