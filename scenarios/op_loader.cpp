@@ -19,7 +19,7 @@ Selector read_selector(MapReader& m) {
     static const std::regex name_like("[A-Za-z_][A-Za-z0-9_]*");
     std::smatch match;
     const char* allowed = "allowed: all, threadN, warpN, elected, not_elected (electedW/not_electedW for warp W), "
-                          "or an expression over tid, lane and warp such as \"tid < 8\"";
+                          "or an expression over tid, lane, warp and loop variables such as \"tid < 8\"";
     if (!std::regex_match(text, match, form)) {
         // A bare word is a misspelt keyword, not an expression of one variable.
         if (std::regex_match(text, name_like)) m.fail("by", "unknown selector \"" + text + "\"; " + allowed);
@@ -27,6 +27,8 @@ Selector read_selector(MapReader& m) {
         if (m.optional("by").Tag() == "!") at.col += 1;
         s.kind = Selector::Kind::predicate;
         s.pred = Expr::parse(text, at, m.key_path("by"));
+        for (const std::string& v : s.pred.variables())
+            if (v != "tid" && v != "lane" && v != "warp") s.per_iteration = true;  // the validator checks the name
         return s;
     }
     std::string kind = match[1];
