@@ -24,12 +24,13 @@ namespace fs = std::filesystem;
 const std::string kCatalogSweep = std::string(TMASIM_SOURCE_DIR) + "/scenarios/sweeps/tma_stream.sweep.yaml";
 const std::string kStreamTemplate = std::string(TMASIM_SOURCE_DIR) + "/scenarios/sweeps/tma_stream.template.yaml";
 
-// One point of the catalog's template: a 16 MiB tensor (in L2 where the inputs are), 1 CTA.
+// One point of the catalog's template: a 16 MiB tensor (in L2 where the inputs are) streamed
+// by 132 CTAs, enough to feel HBM's bandwidth when it is not.
 std::string one_point_sweep(const std::string& name) {
     const std::string dir = scratch("sweep_opt_" + name);
     fs::create_directories(dir);
     write_file(dir + "/s.yaml", "sweep: " + name + "\ntemplate: " + kStreamTemplate +
-                                    "\nparams: {mib: [16], stages: [2], ctas: [1], box: [64], swizzle: [none], "
+                                    "\nparams: {mib: [16], stages: [2], ctas: [132], box: [64], swizzle: [none], "
                                     "tiles: [8]}\n");
     return dir + "/s.yaml";
 }

@@ -63,6 +63,10 @@ TEST_CASE("a loop selector fails closed") {
     // The op's own checks run for the threads it picks at each iteration: index i + 61 leaves s at i = 3.
     CHECK_THAT(error_of(with("index: \"i\", value: \"1\", by: \"tid == i * 2\"", "index: \"i + 61\", value: \"1\", by: \"tid == i\"")),
                Catch::Contains("evaluates to 64 (i=3, lane=3, tid=3"));
+    // A snapshot's one thread is fixed (wgmma's warpgroups too).
+    CHECK_THAT(error_of(with("{op: sync}", "{op: shared.snapshot, buffer: s, by: \"tid == i\"}")),
+               Catch::Contains("\"tid == i\" names a loop variable; allowed: a snapshot's selector over tid, lane and "
+                               "warp only"));
     // A loop variable named tid, lane or warp stays refused.
     CHECK_THAT(error_of(with("var: i", "var: lane")), Catch::Contains("is not a usable loop variable"));
 }
