@@ -13,6 +13,7 @@
 #include "cli/diagnostic_lines.h"
 #include "cli/expectation.h"
 #include "cli/kernel_time.h"
+#include "cli/model_run_flags.h"
 #include "cli/ncu_run.h"
 #include "cli/option_values.h"
 #include "cli/io/atomic_output.h"
@@ -322,13 +323,7 @@ void add_run_command(CLI::App& app, Action& action) {
                           ->check(CLI::PositiveNumber)
                           ->capture_default_str();
     a->cache_opt = sub->add_option("--cache-dir", a->cache_dir, "Device: where compiled kernels are cached");
-    sub->add_option("--trace", a->trace,
-                    "Which ops are timed. Device (default all): all (every op, %clock64 before and "
-                    "after), waits (only the ops that wait), none (no per-op code: the kernel as "
-                    "written by hand; the trace has its time and each CTA's entry and exit). Model "
-                    "(default none): predict the kernel the device would run at that level; none "
-                    "predicts it untraced, all is what to compare with a traced device run")
-        ->check(CLI::IsMember({"all", "waits", "none"}));
+    add_trace_option(*sub, a->trace, true);
     a->shared_dump_opt =
         sub->add_option("--shared-dump", a->shared_dump,
                         "Device: copy the final shared buffers out after the last op, so the trace has their "
@@ -343,14 +338,7 @@ void add_run_command(CLI::App& app, Action& action) {
                                   "their first fetch")
                       ->check(CLI::Range(0, 100))
                       ->capture_default_str();
-    a->l2_opt = sub->add_option("--l2", a->l2,
-                                "Model: what the launch finds in L2. inputs: the global tensors as the device "
-                                "executor leaves them, copied in by the host just before the launch, in L2 where "
-                                "they fit together (first touches still pay the cold latency); cold: nothing (a "
-                                "launch after other work evicted them); warm: what an identical launch before it "
-                                "read, where the global tensors fit in L2 (a benchmark's repeated launches)")
-                    ->check(CLI::IsMember({"inputs", "cold", "warm"}))
-                    ->capture_default_str();
+    a->l2_opt = add_l2_option(*sub, a->l2);
     a->trace_words_opt =
         sub->add_option("--trace-words-in", a->trace_words,
                         "Model, with --trace all|waits: where the predicted traced kernel keeps its clock words, "

@@ -12,6 +12,8 @@
 #include "cli/commands.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
+#include "cli/model_run_flags.h"
+#include "cli/sweep_effects.h"
 #include "cli/sweep_expand.h"
 #include "cli/sweep_report.h"
 #include "cli/sweep_slurm.h"
@@ -27,7 +29,7 @@ struct SweepArgs {
     int jobs = 0;
     std::string output;
     std::string csv;
-    std::string arch;
+    SweepRunOptions run;  // --arch, --l2, --trace
     bool quiet = false;
     bool list = false;
     std::string slurm_dir;
@@ -35,7 +37,8 @@ struct SweepArgs {
     std::string collect_dir;
     std::string task_dir;  // hidden: what an array task runs
     size_t task_index = 0;
-    CLI::Option *jobs_opt = nullptr, *per_task_opt = nullptr, *index_opt = nullptr;
+    CLI::Option *jobs_opt = nullptr, *per_task_opt = nullptr, *index_opt = nullptr, *l2_opt = nullptr,
+                *trace_opt = nullptr;
 };
 
 // The points' scenario files live in -o DIR/points, or in a folder removed afterwards.
@@ -67,6 +70,7 @@ void list_points(const Sweep& sweep) {
 int finish(const Sweep& sweep, const std::vector<BatchRow>& rows, const std::string& csv) {
     std::cout << '\n';
     print_sweep_table(sweep, rows, std::cout);
+    std::cout << sweep_time_effects(sweep, rows);
     if (!csv.empty()) {
         write_sweep_csv(sweep, rows, csv);
         std::cout << "csv: " << csv << '\n';
@@ -111,7 +115,7 @@ int run_here(const Sweep& sweep, const SweepArgs& a) {
         write_text_output(file.string(), p.text);
         inputs.push_back({file.string(), p.id + ".yaml"});
     }
-    const BatchOptions o = sweep_run_options(a.arch, traces);
+    const BatchOptions o = sweep_run_options(a.run, traces);
     const int jobs = a.jobs > 0 ? a.jobs : default_jobs();
     const std::vector<BatchRow> rows = run_rows(inputs, o, jobs, [&](size_t i, const BatchRow& r) {
         if (a.quiet) return;
@@ -136,18 +140,20 @@ int sweep(const SweepArgs& a) {
     if (a.slurm_dir.empty() && a.per_task_opt->count() > 0) throw std::invalid_argument("--per-task applies to --slurm only");
     if ((a.list || !a.slurm_dir.empty()) && (!a.csv.empty() || !a.output.empty()))
         throw std::invalid_argument("--csv and --output apply to a run or --collect, not to --list or --slurm");
-    if (!a.collect_dir.empty() && (!a.output.empty() || !a.arch.empty()))
-        throw std::invalid_argument("--collect takes the runs' options from the folder; --output and --arch do not apply");
+    if (!a.collect_dir.empty() &&
+        (!a.output.empty() || !a.run.arch.empty() || a.l2_opt->count() > 0 || a.trace_opt->count() > 0))
+        throw std::invalid_argument(
+            "--collect takes the runs' options from the folder; --output, --arch, --l2 and --trace do not apply");
 
     // An arch config that does not load would fail every point alike: say it once, first.
-    if (!a.arch.empty()) model::ArchConfig::load_named(a.arch, model::default_arch_dir());
+    if (!a.run.arch.empty()) model::ArchConfig::load_named(a.run.arch, model::default_arch_dir());
     const Sweep sweep = expand_sweep(a.file);
     if (a.list) {
         list_points(sweep);
         return kOk;
     }
     if (!a.slurm_dir.empty()) {
-        write_slurm_sweep(sweep, a.slurm_dir, {a.arch, a.per_task}, std::cout);
+        write_slurm_sweep(sweep, a.slurm_dir, {a.run, a.per_task}, std::cout);
         return kOk;
     }
     if (!a.collect_dir.empty()) {
@@ -177,7 +183,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                     "and the CSV (DIR/sweep.csv)");
     sub->add_option("--csv", a->csv, "Write the table as CSV to this file (wall_s, the last column, is the only "
                                      "one that differs between runs)");
-    sub->add_option("--arch", a->arch, "Model: arch config (h100-sxm, h200, b200); default: each scenario's own");
+    sub->add_option("--arch", a->run.arch, "Model: arch config (h100-sxm, h200, b200); default: each scenario's own");
+    // tmasim run's own definitions: one spelling, one set of values, one default.
+    a->l2_opt = add_l2_option(*sub, a->run.l2);
+    a->trace_opt = add_trace_option(*sub, a->run.trace, false);
     sub->add_flag("--quiet,-q", a->quiet, "No progress lines, only the table");
     sub->add_flag("--list", a->list, "Print the points (id and parameter values) and run nothing");
     sub->add_option("--slurm", a->slurm_dir,

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/batch_parallel.h"
+#include "cli/model_run_flags.h"
 
 namespace tmasim::cli {
 namespace fs = std::filesystem;
@@ -86,12 +87,12 @@ std::string script_text(const Sweep& sweep, const std::string& dir, size_t tasks
 
 }  // namespace
 
-BatchOptions sweep_run_options(const std::string& arch, const std::string& trace_dir) {
+BatchOptions sweep_run_options(const SweepRunOptions& run, const std::string& trace_dir) {
     BatchOptions o;
     o.backend = "model";
     o.output_dir = trace_dir;
-    o.model.arch = arch;
-    o.model.trace = TraceLevel::none;
+    o.model.arch = run.arch;
+    apply_model_run_flags(run.l2, run.trace, o.model);
     o.quiet = true;
     return o;
 }
@@ -114,7 +115,8 @@ void write_slurm_sweep(const Sweep& sweep, const std::string& dir_arg, const Slu
     for (const SweepPoint& p : sweep.points) write_atomically(dir / "points" / (p.id + ".yaml"), p.text);
     const Json meta{{"sweep", sweep.name},   {"sweep_file", fs::absolute(sweep.file).lexically_normal().string()},
                     {"points", n},           {"per_task", per_task},
-                    {"tasks", tasks},        {"arch", options.arch},
+                    {"tasks", tasks},        {"arch", options.run.arch},
+                    {"l2", options.run.l2},  {"trace", options.run.trace},
                     {"fingerprint", sweep.fingerprint()}};
     write_atomically(dir / "sweep.json", meta.dump(2) + "\n");
     write_atomically(dir / "sweep.sbatch", script_text(sweep, dir.string(), tasks, per_task));
@@ -135,7 +137,12 @@ int run_slurm_task(const std::string& dir_arg, size_t task_index, std::ostream& 
     if (per_task == 0 || first >= n)
         throw std::invalid_argument(fmt::format("--index {}: the array has tasks 0..{}", task_index,
                                                 per_task == 0 ? 0 : (n + per_task - 1) / per_task - 1));
-    const BatchOptions o = sweep_run_options(meta.at("arch"), (dir / "traces").string());
+    // A folder written before --l2 and --trace reached sweeps ran its points with their defaults.
+    SweepRunOptions run;
+    run.arch = meta.at("arch");
+    run.l2 = meta.value("l2", std::string("inputs"));
+    run.trace = meta.value("trace", std::string());
+    const BatchOptions o = sweep_run_options(run, (dir / "traces").string());
     std::vector<BatchRow> rows;
     for (size_t k = first; k < std::min(n, first + per_task); ++k) {
         const std::string id = point_id(k);

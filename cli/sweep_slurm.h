@@ -23,14 +23,23 @@ namespace tmasim::cli {
 // in a task.
 constexpr size_t kMaxArrayTasks = 1000;
 
+// The run options a sweep's points all run with (tmasim sweep --arch, --l2, --trace; the
+// last two defined with tmasim run's, cli/model_run_flags.h).
+struct SweepRunOptions {
+    std::string arch;           // the model's arch config ("": the scenario's default)
+    std::string l2 = "inputs";  // what the launch finds in L2
+    std::string trace;          // which ops the predicted kernel times ("": none)
+};
+
 struct SlurmSweepOptions {
-    std::string arch;     // the model's arch config ("": the scenario's default)
+    SweepRunOptions run;
     size_t per_task = 0;  // points per array task; 0: as few as keep the array within kMaxArrayTasks
 };
 
-// How every point of a sweep runs, here or in an array task: on the model, untraced kernel,
-// seed 0; traces under `trace_dir` ("": none).
-BatchOptions sweep_run_options(const std::string& arch, const std::string& trace_dir);
+// How every point of a sweep runs, here or in an array task: on the model with `run`'s
+// options (by default the untraced kernel, the inputs in L2), seed 0; traces under
+// `trace_dir` ("": none).
+BatchOptions sweep_run_options(const SweepRunOptions& run, const std::string& trace_dir);
 
 // Writes DIR (which must not exist or be empty) and prints how to submit and collect.
 // Throws std::invalid_argument for a DIR it cannot use.

@@ -265,14 +265,18 @@ KernelWriter::Threads KernelWriter::threads_of(const Op& op) const {
         break;
     case Selector::Kind::predicate: {
         // The ballot comes before the op's branch: __ballot_sync needs the whole warp, and
-        // only the selected lanes enter the branch. The lowest selected lane records.
+        // only the selected lanes enter the branch. The lowest selected lane records. A loop
+        // variable is the loop's counter (or its value, written out), as in any expression:
+        // the ballot is taken again at each iteration.
         const auto pred_of = [&](const char* tid, const char* lane, const char* warp) {
             return op.by.pred.to_cxx(
                 [&](const std::string& v) -> std::string {
                     if (v == "tid") return tid;
                     if (v == "lane") return lane;
                     if (v == "warp") return warp;
-                    fail(op, "a selector expression uses a variable other than tid, lane and warp");
+                    if (v == "cta" || v == "rank")
+                        fail(op, "a selector expression uses a variable other than tid, lane, warp and loop variables");
+                    return var_cxx(v, op, false);
                 },
                 false);
         };

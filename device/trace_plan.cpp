@@ -52,10 +52,11 @@ void list_instances(const Scenario& s, const TracePlan& plan, const std::vector<
         if (op.kind != OpKind::loop) {
             const int w = plan.words(op);
             if (w == 0) {
-                if (out && plan.timed.is_folded(op)) out->push_back({&op, iters, words, true});
+                if (out && plan.timed.is_folded(op))
+                    out->push_back({&op, iters, op.by.per_iteration ? env : Expr::IntEnv{}, words, true});
                 continue;
             }
-            if (out) out->push_back({&op, iters, words});
+            if (out) out->push_back({&op, iters, op.by.per_iteration ? env : Expr::IntEnv{}, words});
             words += w;
             continue;
         }

@@ -35,6 +35,9 @@ TracePlan plan_trace(const Scenario& s, TraceLevel level);
 struct TracedInstance {
     const Op* op = nullptr;
     std::vector<int64_t> iters;
+    // The loop variables at this instance, for an op whose selector names them (which warps
+    // record it changes with the iteration); empty for any other.
+    Expr::IntEnv env;
     int64_t first_word = 0;
     bool folded = false;
 };

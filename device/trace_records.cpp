@@ -30,7 +30,7 @@ struct WarpRole {
     bool runs = false;
     int lane = 0;
 };
-WarpRole role_of(const Op& op, int warp, int block, int leader_lane) {
+WarpRole role_of(const Op& op, const Expr::IntEnv& env, int warp, int block, int leader_lane) {
     const Selector& by = op.by;
     const int first = warp * 32, lanes = std::max(0, std::min(32, block - first));
     switch (by.kind) {
@@ -40,10 +40,12 @@ WarpRole role_of(const Op& op, int warp, int block, int leader_lane) {
     case Selector::Kind::elected: return {warp == by.n, leader_lane};
     case Selector::Kind::not_elected:
         return {warp != by.n ? lanes > 0 : lanes > 1, (warp == by.n && leader_lane == 0) ? 1 : 0};
-    case Selector::Kind::predicate:
+    case Selector::Kind::predicate: {
+        Expr::IntEnv scratch = env;  // the instance's loop variables, for a per_iteration selector
         for (int l = 0; l < lanes; ++l)
-            if (by.includes(first + l)) return {true, l};
+            if (by.includes_at(first + l, scratch)) return {true, l};
         return {};
+    }
     }
     return {};
 }
@@ -148,7 +150,7 @@ std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan&
                     // Folded into a run: issue and complete where the run began (the word
                     // before it), once the words up to there were stored.
                     if (in.first_word > stored) break;
-                    const WarpRole role = role_of(*in.op, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
+                    const WarpRole role = role_of(*in.op, in.env, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
                     if (role.runs) out.push_back(op_record(*in.op, in.iters, cta, w, role.lane, last, last, true, ns_at));
                     continue;
                 }
@@ -159,7 +161,7 @@ std::vector<TraceRecord> decode_warp_regions(const Scenario& s, const TracePlan&
                 const bool ended = end_word != hang;
                 const uint64_t end = ended ? widen(r.words[end_word]) : begin;
                 last = end;
-                const WarpRole role = role_of(*in.op, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
+                const WarpRole role = role_of(*in.op, in.env, w, s.launch.block, static_cast<int>(r.h.leader_lane & 31u));
                 if (role.runs) out.push_back(op_record(*in.op, in.iters, cta, w, role.lane, begin, end, ended, ns_at));
                 if (!ended) break;
             }

@@ -168,6 +168,13 @@ std::string allowed_op_kinds() {
     return list_of(program_ops);
 }
 
+std::vector<std::string> program_op_names() {
+    std::vector<std::string> names;
+    for (const OpInfo& row : kOpTable)
+        if (!(row.flags & kKernelOnly)) names.push_back(row.spelling);
+    return names;
+}
+
 int dtype_size(DType t) {
     switch (t) {
     case DType::f32: case DType::i32: return 4;

@@ -55,6 +55,7 @@ std::string allowed_swizzles();
 std::string allowed_oob_fills();
 std::string allowed_outcomes();
 std::string allowed_op_kinds();
+std::vector<std::string> program_op_names();  // the same ops, one name each
 
 std::string to_string(MapLocation v);  // "param", "global"
 std::string to_string(MapField v);     // "global_address", ...

@@ -65,6 +65,14 @@ bool Selector::includes(int thread) const {
     return false;
 }
 
+bool Selector::includes_at(int thread, std::map<std::string, int64_t>& env) const {
+    if (kind != Kind::predicate) return includes(thread);
+    env["tid"] = thread;
+    env["lane"] = thread % 32;
+    env["warp"] = thread / 32;
+    return pred.eval_int(env) != 0;
+}
+
 std::string Selector::text() const {
     switch (kind) {
     case Kind::all: return "all";

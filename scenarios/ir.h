@@ -160,7 +160,15 @@ struct Selector {
     Expr pred;
     // `elected`: one thread of warp `n` (elect.sync; the model uses its lane 0).
     // `not_elected`: every thread of the CTA except that one (the guide's "else" branch).
+    // `per_iteration`: the predicate also names loop variables ("i == 0 && tid == 0", a
+    // pipeline's prologue in its loop): which threads it picks changes from one iteration to
+    // the next, so it is evaluated at each instance, never once per op.
+    bool per_iteration = false;
+    // Whether `thread` runs the op. The first form is for selectors that are not
+    // per_iteration (a loop variable is then an unknown variable: ScenarioError). The second
+    // evaluates in `env`, the instance's loop variables; it overwrites env's tid, lane, warp.
     bool includes(int thread) const;
+    bool includes_at(int thread, std::map<std::string, int64_t>& env) const;
     std::string text() const;  // "all", "thread0", "warp1", "elected", "not_elected"
 };
 

@@ -165,7 +165,8 @@ void check_expected_rule(MapReader& e, const Expectation& x) {
     if (!outcome) {
         std::string ids;
         for (const RuleId& r : known_rule_ids()) ids += (ids.empty() ? "" : ", ") + r.id;
-        e.fail("rule", "unknown rule \"" + x.rule + "\"; allowed: " + ids);
+        const std::string guess = did_you_mean_rule(x.rule);
+        e.fail("rule", "unknown rule \"" + x.rule + "\"; " + (guess.empty() ? "" : guess + " ") + "allowed: " + ids);
     }
     if (x.outcome != Outcome::ok && *outcome != x.outcome)
         e.fail("rule", "rule " + x.rule + " makes the outcome " + to_string(*outcome) + ", but expect.outcome is " +

@@ -1,8 +1,10 @@
 #include "scenarios/op_loader.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
+#include "scenarios/suggest.h"
 #include "scenarios/yaml_access.h"
 
 namespace tmasim {
@@ -19,7 +21,7 @@ Selector read_selector(MapReader& m) {
     static const std::regex name_like("[A-Za-z_][A-Za-z0-9_]*");
     std::smatch match;
     const char* allowed = "allowed: all, threadN, warpN, elected, not_elected (electedW/not_electedW for warp W), "
-                          "or an expression over tid, lane and warp such as \"tid < 8\"";
+                          "or an expression over tid, lane, warp and loop variables such as \"tid < 8\"";
     if (!std::regex_match(text, match, form)) {
         // A bare word is a misspelt keyword, not an expression of one variable.
         if (std::regex_match(text, name_like)) m.fail("by", "unknown selector \"" + text + "\"; " + allowed);
@@ -27,6 +29,8 @@ Selector read_selector(MapReader& m) {
         if (m.optional("by").Tag() == "!") at.col += 1;
         s.kind = Selector::Kind::predicate;
         s.pred = Expr::parse(text, at, m.key_path("by"));
+        for (const std::string& v : s.pred.variables())
+            if (v != "tid" && v != "lane" && v != "warp") s.per_iteration = true;  // the validator checks the name
         return s;
     }
     std::string kind = match[1];
@@ -252,6 +256,21 @@ void read_layout_op(MapReader& m, Op& op) {
     op.shared_layout = m.string_or("layout", "");
 }
 
+// An op item without `op:`, written as `- loop: {...}` or `- tma.load: {...}` (the op's name
+// as the key, as some YAML formats have it): say how an op is written, not only that `op` is
+// missing.
+void refuse_keyed_op(const YAML::Node& node, MapReader& m) {
+    if (!node.IsMap() || node.size() != 1) return;  // MapReader reports the missing `op`
+    const std::string key = node.begin()->first.Scalar();
+    if (key == "loop")
+        m.fail("loop", "a loop is an op of its own; allowed: `- op: loop` with var, count and body keys beside it, "
+                       "e.g. `- {op: loop, var: i, count: 4, body: [...]}` (scenarios/FORMAT.md, Ops)");
+    const std::vector<std::string> names = program_op_names();
+    if (std::find(names.begin(), names.end(), key) != names.end())
+        m.fail(key, "an op's name is the value of its `op` key; allowed: `- {op: " + key + ", ...}` with the op's "
+                    "keys beside it");
+}
+
 // Loops enclosing the op at `path` ("program[1].body[0].body[2]" is inside two).
 int loop_depth(const std::string& path) {
     int depth = 0;
@@ -264,9 +283,18 @@ Op read_op(const YAML::Node& node, const std::string& file, const std::string& p
     Op op;
     op.loc = m.loc();
     op.id = next_id++;
+    if (!m.has("op")) refuse_keyed_op(node, m);
     std::string kind_text = m.string("op");
     auto kind = parse_op_kind(kind_text);
-    if (!kind || op_has(*kind, kKernelOnly)) m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
+    if (!kind || op_has(*kind, kKernelOnly)) {
+        // A near name is the likely fix; the whole list only when there is none.
+        const std::vector<std::string> names = program_op_names();
+        const std::string guess = did_you_mean(kind_text, names);
+        if (!guess.empty())
+            m.fail("op", "unknown op \"" + kind_text + "\"; " + guess + " allowed: one of " +
+                             std::to_string(names.size()) + " ops (`tmasim schema` lists them; scenarios/FORMAT.md, Ops)");
+        m.fail("op", "unknown op \"" + kind_text + "\"; allowed: " + allowed_op_kinds());
+    }
     op.kind = *kind;
     const std::string extra = op_info(op.kind).keys;
     // `trace` (every op but a loop): time this op or not, whatever the run's trace level.

@@ -1,5 +1,7 @@
 #include "scenarios/rule_ids.h"
 
+#include "scenarios/suggest.h"
+
 namespace tmasim {
 
 const std::vector<RuleId>& known_rule_ids() {
@@ -65,6 +67,12 @@ std::optional<Outcome> rule_outcome(const std::string& id) {
     for (const RuleId& r : known_rule_ids())
         if (r.id == id) return r.outcome;
     return std::nullopt;
+}
+
+std::string did_you_mean_rule(const std::string& id) {
+    std::vector<std::string> ids;
+    for (const RuleId& r : known_rule_ids()) ids.push_back(r.id);
+    return did_you_mean(id, ids);
 }
 
 }  // namespace tmasim

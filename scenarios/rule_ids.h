@@ -18,5 +18,9 @@ struct RuleId {
 
 const std::vector<RuleId>& known_rule_ids();
 std::optional<Outcome> rule_outcome(const std::string& id);
+// "did you mean race.read_before_complete?" for a misspelt rule id (scenarios/suggest.h),
+// empty when no known id is near: for every place a rule id is typed (expect.rule, tmasim
+// explain RULE).
+std::string did_you_mean_rule(const std::string& id);
 
 }  // namespace tmasim

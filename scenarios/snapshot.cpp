@@ -52,6 +52,9 @@ std::vector<SnapshotInstance> snapshot_instances(const Scenario& s, int cta) {
 
 void check_snapshot_op(const Scenario& sc, const Op& op) {
     if (op.kind != OpKind::shared_snapshot) return;
+    if (op.by.per_iteration)
+        throw ScenarioError(op.by.pred.loc(), op_key(op, "by"), "\"" + op.by.pred.text() + "\" names a loop variable; "
+                            "allowed: a snapshot's selector over tid, lane and warp only (one fixed thread copies)");
     const int n = selected_threads(op.by, sc.launch.block);
     if (n != 1) {
         const std::string what = op.by.kind == Selector::Kind::predicate ? op.by.text() : "\"" + op.by.text() + "\"";

@@ -97,7 +97,7 @@ private:
         check_vars(r.index, scope, k);
     }
 
-    void check_selector(const Op& op) const {
+    void check_selector(const Op& op, const std::vector<std::string>& scope) const {
         const Selector& s = op.by;
         if (op.kind == OpKind::sync && s.kind != Selector::Kind::all)
             throw ScenarioError(op.loc, key(op, "by"), "sync (__syncthreads) is executed by every thread; allowed: all");
@@ -106,7 +106,15 @@ private:
             throw ScenarioError(op.loc, key(op, "by"), to_string(op.kind) + " is the aligned cluster barrier, executed by "
                                                                             "every thread of every CTA; allowed: all [PTX 9.7.13.3]");
         if (s.kind == Selector::Kind::predicate) {
-            check_vars(s.pred, {"tid", "lane", "warp"}, key(op, "by"));
+            // The loop variables around the op, not cta and rank: which threads run an op
+            // changes with the iteration, never with the CTA.
+            std::vector<std::string> vars{"tid", "lane", "warp"};
+            for (const std::string& v : scope)
+                if (v != "cta" && v != "rank") vars.push_back(v);
+            check_vars(s.pred, vars, key(op, "by"));
+            // An iteration may select no thread (a prologue's `i == 0`); check_ops_dynamic
+            // evaluates it at every instance.
+            if (s.per_iteration) return;
             // Every thread, not just up to the first selected one: the backends evaluate the
             // predicate for all of them, so an overflow at any thread must fail here.
             bool any = false;
@@ -132,7 +140,7 @@ private:
                     throw ScenarioError(op.loc, key(op, "label"), "label '" + op.label + "' is used twice");
                 labels_.push_back(op.label);
             }
-            check_selector(op);
+            check_selector(op, scope);
             for (const Expr* e : {&op.count, &op.bytes, &op.parity, &op.global_offset, &op.n, &op.range_start,
                                   &op.range_count, &op.loop_count})
                 check_vars(*e, scope, to_string(op.kind));
@@ -270,8 +278,8 @@ private:
     void check_named_barrier(const Op& op, const Expr::IntEnv& env) const {
         const int64_t block = sc_.launch.block;
         for (int64_t t = 0; t < block; t += 32) {
-            if (!op.by.includes(static_cast<int>(t))) continue;
             Expr::IntEnv we = env;
+            if (!op.by.includes_at(static_cast<int>(t), we)) continue;
             we["tid"] = t;
             we["lane"] = 0;
             we["warp"] = t / 32;
@@ -290,6 +298,7 @@ private:
     void check_ops_dynamic(const std::vector<Op>& ops, const Expr::IntEnv& env, int64_t& instances) const {
         for (const Op& op : ops) {
             if (++instances > kMaxOpInstances) too_many_ops(op);
+            if (op.by.per_iteration) check_selector_instance(op, env, instances);
             check_index(op.barrier, true, env, op, "barrier");
             check_index(op.dst, false, env, op, "dst");
             check_index(op.src, false, env, op, "src");
@@ -335,6 +344,17 @@ private:
             case OpFamily::kernel_memory:
             case OpFamily::tensormap: break;
             }
+        }
+    }
+
+    // A selector naming loop variables, evaluated for every thread at this instance (each
+    // counting as an op instance): an overflow or a division by zero fails here, as a
+    // selector over tid, lane and warp fails in check_selector.
+    void check_selector_instance(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
+        Expr::IntEnv te = env;
+        for (int t = 0; t < sc_.launch.block; ++t) {
+            if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
+            op.by.includes_at(t, te);
         }
     }
 
@@ -419,7 +439,7 @@ private:
     void check_per_thread(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
         Expr::IntEnv te = env;
         for (int t = 0; t < sc_.launch.block; ++t) {
-            if (!op.by.includes(t)) continue;
+            if (!op.by.includes_at(t, te)) continue;
             if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
             te["tid"] = t;
             te["lane"] = t % 32;
@@ -451,7 +471,7 @@ private:
         if (op.cta.empty()) return;
         Expr::IntEnv te = env;
         for (int t = 0; t < sc_.launch.block; ++t) {
-            if (!op.by.includes(t)) continue;
+            if (!op.by.includes_at(t, te)) continue;
             if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
             te["tid"] = t;
             te["lane"] = t % 32;

@@ -62,6 +62,9 @@ void check_wgmma_selector(const Scenario& sc, const Op& op) {
     if (block % 128 != 0)
         throw ScenarioError(op.loc, op_key(op, "op"), "wgmma runs on warpgroups of 128 threads; launch.block is " +
                                                           std::to_string(block) + "; allowed: a multiple of 128");
+    if (op.by.per_iteration)
+        throw ScenarioError(op.by.pred.loc(), op_key(op, "by"), "\"" + op.by.pred.text() + "\" names a loop variable; "
+                            "allowed: a wgmma op's selector over tid, lane and warp only (its warpgroups are fixed)");
     for (int g = 0; g < block / 128; ++g) {
         int selected = 0;
         for (int t = g * 128; t < (g + 1) * 128; ++t) selected += op.by.includes(t) ? 1 : 0;

@@ -22,7 +22,7 @@ public:
 private:
     void walk(const std::vector<Op>& ops, const Expr::IntEnv& env) {
         for (const Op& op : ops) {
-            add(op, kThreadWeight * threads(op) + bytes(op, env) / 4);
+            add(op, kThreadWeight * threads(op, env) + bytes(op, env) / 4);
             if (op.kind != OpKind::loop) continue;
             const bool outermost = !outer_loop_;
             if (outermost) outer_loop_ = &op;
@@ -48,7 +48,13 @@ private:
         throw ScenarioError(op.loc, to_string(op.kind), why);
     }
 
-    int64_t threads(const Op& op) {
+    int64_t threads(const Op& op, const Expr::IntEnv& env) {
+        if (op.by.per_iteration) {  // which threads changes with the iteration: not cached
+            Expr::IntEnv te = env;
+            int64_t n = 0;
+            for (int t = 0; t < sc_.launch.block; ++t) n += op.by.includes_at(t, te) ? 1 : 0;
+            return n;
+        }
         auto it = threads_.find(op.id);
         if (it != threads_.end()) return it->second;
         int64_t n = 0;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "scenarios/suggest.h"
+
 namespace tmasim {
 
 SourceLoc loc_of(const YAML::Node& node, const std::string& file) {
@@ -211,6 +213,24 @@ Expr MapReader::expr_or_empty(const std::string& key) {
     return has(key) ? expr(key) : (consumed_.insert(key), Expr());
 }
 
+namespace {
+// "did you mean parity? " for a key near one of `allowed_keys` ("a, b, c"); empty otherwise.
+std::string guess_of(const std::string& key, const std::string& allowed_keys) {
+    std::vector<std::string> names;
+    std::string item;
+    for (char c : allowed_keys + ",") {
+        if (c == ',') {
+            if (!item.empty()) names.push_back(item);
+            item.clear();
+        } else if (c != ' ') {
+            item += c;
+        }
+    }
+    const std::string guess = did_you_mean(key, names);
+    return guess.empty() ? guess : guess + " ";
+}
+}  // namespace
+
 void MapReader::only_keys(const std::string& allowed_keys, const std::string& note) const {
     std::set<std::string> allowed;
     std::string item;
@@ -225,7 +245,8 @@ void MapReader::only_keys(const std::string& allowed_keys, const std::string& no
     for (auto it = node_.begin(); it != node_.end(); ++it) {
         const std::string key = it->first.Scalar();
         if (!allowed.count(key))
-            throw ScenarioError(loc_of(it->first, file_), key_path(key), "unknown key; allowed: " + allowed_keys + note);
+            throw ScenarioError(loc_of(it->first, file_), key_path(key),
+                                "unknown key; " + guess_of(key, allowed_keys) + "allowed: " + allowed_keys + note);
     }
 }
 
@@ -234,7 +255,7 @@ void MapReader::finish(const std::string& allowed_keys) const {
         const std::string key = it->first.Scalar();
         if (!consumed_.count(key))
             throw ScenarioError(loc_of(it->first, file_), key_path(key),
-                                "unknown key; allowed: " + allowed_keys);
+                                "unknown key; " + guess_of(key, allowed_keys) + "allowed: " + allowed_keys);
     }
 }
 

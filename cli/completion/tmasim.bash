@@ -33,7 +33,7 @@ _tmasim() {
         run) opts="--backend --output --diff-against --arch --seed --max-work --watchdog --cache-dir --trace
                    --shared-dump --warm-launches --l2 --trace-words-in --memory-bytes --ctas-together --jobs
                    --quiet --all-instances --json --ncu --sanitize --color" ;;
-        sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
+        sweep) opts="--jobs --output --csv --arch --l2 --trace --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--tolerance --top --align --json" ;;
         export) opts="--output" ;;
         report) opts="--output --all-instances" ;;

@@ -28,8 +28,9 @@ int64_t ElementCompute::apply(CtaModule& cta, const Op& op, const std::vector<in
 
     // Thread order over the whole CTA decides which elements a thread owns.
     std::vector<int> executing;
+    Expr::IntEnv selector_env = env;
     for (int t = 0; t < cta.num_threads(); ++t)
-        if (op.by.includes(t)) executing.push_back(t);
+        if (op.by.includes_at(t, selector_env)) executing.push_back(t);
     const int64_t k = static_cast<int64_t>(executing.size());
 
     const int esize = dtype_size(buf->type);

@@ -16,19 +16,22 @@ namespace {
 bool has_loop(const std::vector<Op>& ops) {
     return std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::loop; });
 }
+bool has_per_iteration_selector(const std::vector<Op>& ops) {
+    return std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.by.per_iteration; });
+}
 }  // namespace
 
 int64_t WarpProcess::expected_events() {
     Expr::IntEnv env = env_;
     // Events of one pass over `ops`; a loop whose body holds no loop counts its body once
-    // (an op's lanes do not depend on loop indices: selectors see tid, lane and warp).
+    // (an op's lanes do not depend on loop indices unless its selector names them).
     std::function<int64_t(const std::vector<Op>&)> count = [&](const std::vector<Op>& ops) {
         int64_t n = 0;
         for (const Op& op : ops) {
             if (op.kind == OpKind::loop) {
                 const int64_t iterations = op.loop_count.empty() ? 0 : op.loop_count.eval_int(env);
                 if (iterations <= 0) continue;
-                if (!has_loop(op.body)) {
+                if (!has_loop(op.body) && !has_per_iteration_selector(op.body)) {
                     env[op.var] = 0;
                     n += iterations * count(op.body);
                 } else {
@@ -40,7 +43,7 @@ int64_t WarpProcess::expected_events() {
                 env.erase(op.var);
                 continue;
             }
-            const OpLanes& l = lanes_of(op);
+            const OpLanes& l = lanes_of(op, env);
             if (l.lanes.empty()) continue;
             n += 2 * static_cast<int64_t>(std::max<size_t>(l.events.size(), 1));
             if (op_family(op.kind) == OpFamily::async_copy) n += 4;

@@ -8,11 +8,13 @@ std::vector<int> event_lanes_of(const Op& op, const std::vector<int>& lanes) {
     return {0};
 }
 
-OpLanes op_lanes_of(const Op& op, int warp, int threads) {
+OpLanes op_lanes_of(const Op& op, int warp, int threads, const Expr::IntEnv* env) {
     OpLanes l;
+    Expr::IntEnv scratch = env ? *env : Expr::IntEnv{};
     for (int lane = 0; lane < 32; ++lane) {
         const int thread = warp * 32 + lane;
-        if (thread < threads && op.by.includes(thread)) l.lanes.push_back(lane);
+        if (thread >= threads) break;
+        if (env ? op.by.includes_at(thread, scratch) : op.by.includes(thread)) l.lanes.push_back(lane);
     }
     if (!l.lanes.empty()) l.events = event_lanes_of(op, l.lanes);
     return l;
@@ -22,7 +24,7 @@ OpLanesTable::OpLanesTable(const Scenario& s) {
     const int threads = s.launch.block;
     warps_ = (threads + 31) / 32;
     for (const Op* op : s.all_ops()) {
-        if (op->id < 0) continue;
+        if (op->id < 0 || op->by.per_iteration) continue;
         if (static_cast<size_t>(op->id) >= ops_.size()) ops_.resize(static_cast<size_t>(op->id) + 1, nullptr);
         ops_[static_cast<size_t>(op->id)] = op;
     }

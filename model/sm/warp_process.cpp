@@ -103,8 +103,15 @@ double WarpProcess::passing_cycles(const Op& op) {
     return cycles;
 }
 
-const OpLanes& WarpProcess::lanes_of(const Op& op) {
+const OpLanes& WarpProcess::lanes_of(const Op& op, const Expr::IntEnv& env) {
     if (const OpLanes* shared = cta_.run().op_lanes.find(op, warp_)) return *shared;
+    if (op.by.per_iteration) {
+        // Kept where it is while the lanes stay the same: the op being run holds a reference.
+        OpLanes now = op_lanes_of(op, warp_, cta_.num_threads(), &env);
+        OpLanes& kept = lanes_[&op];
+        if (kept.lanes != now.lanes || kept.events != now.events) kept = std::move(now);
+        return kept;
+    }
     auto it = lanes_.find(&op);
     if (it == lanes_.end()) it = lanes_.emplace(&op, op_lanes_of(op, warp_, cta_.num_threads())).first;
     return it->second;

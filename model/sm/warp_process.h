@@ -136,8 +136,10 @@ private:
     bool exec(const Op& op);
     double passing_cycles(const Op& op);  // an op none of its threads run
     // The lanes that execute `op` and those that log its events: the run's table
-    // (OpLanesTable), or for an op the scenario does not hold, made here once.
-    const OpLanes& lanes_of(const Op& op);
+    // (OpLanesTable), or for an op the scenario does not hold, made here once; for a
+    // per_iteration selector, made again in `env` (the warp's variables by default) at each call.
+    const OpLanes& lanes_of(const Op& op) { return lanes_of(op, env_); }
+    const OpLanes& lanes_of(const Op& op, const Expr::IntEnv& env);
 
     void op_barrier(const Op& op, const std::vector<int>& lanes);
     void op_wait(const Op& op, const std::vector<int>& lanes);

@@ -33,7 +33,7 @@ std::string sweep_file(const std::string& name, const std::string& body) {
 std::string small_stream_sweep(const std::string& name) {
     return sweep_file(name, "template: " + kStreamTemplate +
                                 "\nparams:\n  stages: [2, 4]\n  box: [16]\n  swizzle: [none]\n"
-                                "  ctas: [1, 16]\n  tiles: [8]\n");
+                                "  ctas: [1, 16]\n  tiles: [8]\n  mib: [1]\n");
 }
 
 std::string without_wall(const std::string& csv) {
@@ -43,21 +43,21 @@ std::string without_wall(const std::string& csv) {
 
 }  // namespace
 
-TEST_CASE("the catalog sweep expands to 72 points, the last parameter fastest", "[cli][sweep]") {
+TEST_CASE("the catalog sweep expands to 16 points, the last parameter fastest", "[cli][sweep]") {
     const tmasim::cli::Sweep s = tmasim::cli::expand_sweep(kCatalogSweep);
-    REQUIRE(s.points.size() == 72);
-    CHECK(s.grid_size == 72);
+    REQUIRE(s.points.size() == 16);
+    CHECK(s.grid_size == 16);
     CHECK(s.points[0].id == "0000");
-    CHECK(s.describe(s.points[0]) == "stages=2 box=16 swizzle=none ctas=1 tiles=8");
-    CHECK(s.describe(s.points[1]) == "stages=2 box=16 swizzle=none ctas=16 tiles=8");
-    CHECK(s.describe(s.points[4]) == "stages=2 box=16 swizzle=128B ctas=1 tiles=8");
-    CHECK(s.points[71].id == "0071");
-    CHECK(s.describe(s.points[71]) == "stages=4 box=64 swizzle=128B ctas=132 tiles=8");
-    // ${name} as written, ${expression} evaluated: 66 CTAs x 8 tiles x 16 rows.
-    const std::string& text = s.points[2].text;
+    CHECK(s.describe(s.points[0]) == "mib=16 stages=2 ctas=1 box=64 swizzle=128B tiles=8");
+    CHECK(s.describe(s.points[1]) == "mib=16 stages=2 ctas=16 box=64 swizzle=128B tiles=8");
+    CHECK(s.describe(s.points[4]) == "mib=16 stages=4 ctas=1 box=64 swizzle=128B tiles=8");
+    CHECK(s.points[15].id == "0015");
+    CHECK(s.describe(s.points[15]) == "mib=128 stages=4 ctas=132 box=64 swizzle=128B tiles=8");
+    // ${name} as written, ${expression} evaluated: 128 MiB of 128-byte rows; 64 rows x 128 bytes.
+    const std::string& text = s.points[10].text;
     CHECK(text.find("launch: {grid: [66], block: 128}") != std::string::npos);
-    CHECK(text.find("shape: [8448, 32]") != std::string::npos);
-    CHECK(text.find("bytes: 2048") != std::string::npos);
+    CHECK(text.find("shape: [1048576, 32]") != std::string::npos);
+    CHECK(text.find("bytes: 8192") != std::string::npos);
     CHECK(text.find("${") == std::string::npos);
     CHECK(s.fingerprint() == tmasim::cli::expand_sweep(kCatalogSweep).fingerprint());
 }
@@ -65,11 +65,11 @@ TEST_CASE("the catalog sweep expands to 72 points, the last parameter fastest", 
 TEST_CASE("where keeps the points it holds for, numbered from 0", "[cli][sweep]") {
     const std::string f = sweep_file("where", "template: " + kStreamTemplate +
                                                   "\nparams: {stages: [2, 3, 4], box: [16, 64], swizzle: [none], "
-                                                  "ctas: [1], tiles: [8]}\nwhere: \"stages * box <= 64\"\n");
+                                                  "ctas: [1], tiles: [8], mib: [1]}\nwhere: \"stages * box <= 64\"\n");
     const tmasim::cli::Sweep s = tmasim::cli::expand_sweep(f);
     CHECK(s.grid_size == 6);
     REQUIRE(s.points.size() == 3);
-    CHECK(s.describe(s.points[2]) == "stages=4 box=16 swizzle=none ctas=1 tiles=8");
+    CHECK(s.describe(s.points[2]) == "stages=4 box=16 swizzle=none ctas=1 tiles=8 mib=1");
     CHECK(s.points[2].id == "0002");
 }
 
@@ -80,18 +80,18 @@ TEST_CASE("sweep -j 1 and -j 2 print one table and write the same CSV", "[cli][s
     INFO(one.out << one.err << two.out << two.err);
     REQUIRE(one.code == 0);
     REQUIRE(two.code == 0);
-    CHECK(one.out.find("point  stages  box  swizzle  ctas  tiles  expected  got  result  cycles  kernel_ns") !=
+    CHECK(one.out.find("point  stages  box  swizzle  ctas  tiles  mib  expected  got  result  cycles  kernel_ns") !=
           std::string::npos);
     CHECK(tmasim_test::last_line(one.out) == "csv: " + scratch("j1.csv"));
     const std::string csv = read_file(scratch("j1.csv"));
-    CHECK(csv.rfind("point,stages,box,swizzle,ctas,tiles,expected,got,result,kernel_cycles,kernel_ns,why,wall_s\n"
-                    "0000,2,16,none,1,8,ok,ok,PASS,",
+    CHECK(csv.rfind("point,stages,box,swizzle,ctas,tiles,mib,expected,got,result,kernel_cycles,kernel_ns,why,wall_s\n"
+                    "0000,2,16,none,1,8,1,ok,ok,PASS,",
                     0) == 0);
     CHECK(without_wall(csv) == without_wall(read_file(scratch("j2out/sweep.csv"))));
     CHECK(fs::exists(scratch("j2out/points/0003.yaml")));
     CHECK(fs::exists(scratch("j2out/traces/0003.jsonl")));
     // Deeper pipelines hide more of the load latency: the model must say so.
-    const std::regex row(R"(\n0000,2,16,none,1,8,ok,ok,PASS,(\d+),.*\n0001,.*\n0002,4,16,none,1,8,ok,ok,PASS,(\d+),)");
+    const std::regex row(R"(\n0000,2,16,none,1,8,1,ok,ok,PASS,(\d+),.*\n0001,.*\n0002,4,16,none,1,8,1,ok,ok,PASS,(\d+),)");
     std::smatch m;
     REQUIRE(std::regex_search(csv, m, row));
     CHECK(std::stoll(m[2]) < std::stoll(m[1]));

@@ -119,7 +119,7 @@ TEST_CASE("sweep refuses options of another mode", "[cli][sweep]") {
     CHECK(arch.out.empty());  // refused before any point ran
     const auto listed = run_cli("sweep " + f + " --list");
     CHECK(listed.code == 0);
-    CHECK(tmasim_test::last_line(listed.out) == "72 points of a grid of 72");
+    CHECK(tmasim_test::last_line(listed.out) == "16 points of a grid of 16");
 }
 
 TEST_CASE("a point's column maps back to the template's", "[cli][sweep]") {

@@ -42,7 +42,7 @@ TEST_CASE("the base scenario of the malformed-input tests is valid") {
 
 TEST_CASE("an unknown key is reported at its position with the allowed keys") {
     std::string msg = error_of(with("block: 64}", "blok: 64}"));
-    CHECK(msg == "bad.yaml:2:21: error: launch.blok: unknown key; allowed: grid, cluster, block");
+    CHECK(msg == "bad.yaml:2:21: error: launch.blok: unknown key; did you mean block? allowed: grid, cluster, block");
     msg = error_of(with("{grid: [1], block: 64}", "{grid: [1], block: 64, warps: 2}"));
     CHECK(msg == "bad.yaml:2:32: error: launch.warps: unknown key; allowed: grid, cluster, block");
     msg = error_of(with("parity: 0}", "parity: 0, timeout: 5}"));
