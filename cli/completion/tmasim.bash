@@ -26,7 +26,7 @@ _tmasim() {
     esac
     local opts=""
     case "$sub" in
-        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --all-instances --ncu --json --trace --sanitize --l2 --trace-words-in --memory-bytes --max-work --jobs" ;;
+        run) opts="--backend --output --diff-against --arch --seed --watchdog --cache-dir --quiet --all-instances --ncu --json --trace --sanitize --l2 --trace-words-in --memory-bytes --max-work --time-limit --progress --jobs" ;;
         sweep) opts="--jobs --output --csv --arch --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--align --json" ;;
         export) opts="--output" ;;
