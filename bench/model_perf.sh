@@ -12,7 +12,8 @@
 # prologue), so what differs is the CTA count alone (per-CTA state, SystemC's queue of 132x
 # the processes, 132 CTAs' shared memory in the trace).
 # Then the last ratio again from eleven pairs of the two runs in turn (its median: the VM's speed
-# drifts between runs), the 132-CTA run with its CTAs simulated together (--ctas-together), and, where
+# drifts between runs), issue 40's warp-consumer stream under the default limits (five runs, CPU min and
+# median, its trace's size), the 132-CTA run with its CTAs simulated together (--ctas-together), and, where
 # valgrind is installed, Cachegrind's counts per op of the 1x16896 and 132x128 runs and of that
 # one (steady where the CPU times swing on a VM). A benchmark, not a test: it asserts nothing. Run from the repository root:
 #   bench/model_perf.sh [TMASIM] > bench/model_perf.txt

@@ -70,7 +70,7 @@ TEST_CASE("a run past 5 s shows its progress on a terminal", "[cli][limits]") {
                             "' run '" + path + "' --backend model --time-limit 7\" /dev/null > '" + log + "'";
     CHECK(std::system(cmd.c_str()) != -1);
     const std::string screen = tmasim_test::read_file(log);
-    CHECK_THAT(screen, Catch::Contains(std::string("\r") + kProgress + "5 s: "));
+    CHECK_THAT(screen, Catch::Contains(std::string("\r") + kProgress));
     CHECK_THAT(screen, Catch::Contains(" of about 524288 trace events ("));
     CHECK_THAT(screen, Catch::Contains("s left\033[K"));
     // The line is cleared before the message, which stands alone.
@@ -81,7 +81,7 @@ TEST_CASE("--progress prints progress lines when stderr is no terminal", "[cli][
     const std::string path = long_compute(1);
     const auto r = run_cli("run '" + path + "' --backend model -q --progress --time-limit 6");
     CHECK(r.code == 2);
-    CHECK_THAT(r.err, Catch::StartsWith(std::string(kProgress) + "5 s: "));
+    CHECK_THAT(r.err, Catch::StartsWith(kProgress));
     CHECK_THAT(r.err, Catch::Contains(" of about 524288 trace events ("));
     CHECK_THAT(r.err, !Catch::Contains("\033[K"));
     CHECK_THAT(r.err, Catch::Contains("\ntmasim: error: " + path + ": the model run took more than 6 s"));
