@@ -1,5 +1,5 @@
 #!/bin/bash
-# The model's cost at full-chip scale (issue 14): scenarios/perf/tma_stream_132x128.yaml on
+# The model's cost at full-chip scale (issues 14 and 40): scenarios/perf/tma_stream_132x128.yaml on
 # 1, 16 and 132 CTAs (128 tiles each), and on 1 CTA of 2048 tiles, each run timed as a whole
 # process (the mean of 20 runs for 1 CTA x 128 tiles and of 3 for the 1 x 2048 and 16-CTA
 # runs, which are short for the timer). Prints CPU per op, peak RSS, trace bytes (JSONL and
@@ -12,7 +12,8 @@
 # prologue), so what differs is the CTA count alone (per-CTA state, SystemC's queue of 132x
 # the processes, 132 CTAs' shared memory in the trace).
 # Then the last ratio again from eleven pairs of the two runs in turn (its median: the VM's speed
-# drifts between runs), the 132-CTA run with its CTAs simulated together (--ctas-together), and, where
+# drifts between runs), issue 40's warp-consumer stream under the default limits (five runs, CPU min and
+# median, its trace's size), the 132-CTA run with its CTAs simulated together (--ctas-together), and, where
 # valgrind is installed, Cachegrind's counts per op of the 1x16896 and 132x128 runs and of that
 # one (steady where the CPU times swing on a VM). A benchmark, not a test: it asserts nothing. Run from the repository root:
 #   bench/model_perf.sh [TMASIM] > bench/model_perf.txt
@@ -69,6 +70,21 @@ for run in 1x128 1x2048 16x128 132x128 1x16896; do
         "$(echo "$rss / 1024" | bc -l)" "$(echo "$jsonl / 1048576" | bc -l)" "$(echo "$sidecar / 1048576" | bc -l)" \
         "$(echo "$jsonl / $events" | bc -l)"
 done
+# Issue 40's full-chip kernel as a user runs it: scenarios/perf/tma_stream_132x128_warp_consumers.yaml
+# (the 132x128 stream with lane 0 of each of its 4 warps reading each stage) under the default
+# limits (no --max-work: it must run), its trace written; five runs, their CPU's min and median.
+wc=scenarios/perf/tma_stream_132x128_warp_consumers.yaml
+cpus=()
+for _ in 1 2 3 4 5; do
+    /usr/bin/time -f '%U %S' -o "$work/time" "$tmasim" run "$wc" -q -o "$work/wc.jsonl"
+    read -r u s < "$work/time"
+    cpus+=("$(echo "$u + $s" | bc -l)")
+done
+sorted=$(printf '%s\n' "${cpus[@]}" | sort -g)
+echo "# warp consumers CPU s of its five runs, in run order: ${cpus[*]}" >&2
+printf 'warp consumers 132x128, default limits: %.2f s CPU min, %.2f median; trace %.1f MB (%d events) + %.1f MB sidecar\n' \
+    "$(echo "$sorted" | head -1)" "$(echo "$sorted" | sed -n 3p)" "$(echo "$(stat -c %s "$work/wc.jsonl") / 1048576" | bc -l)" \
+    "$(grep -c '^{"type":"event"' "$work/wc.jsonl")" "$(echo "$(stat -c %s "$work/wc.jsonl.mem") / 1048576" | bc -l)"
 # The 132-CTA run with its CTAs simulated together, as before 2458815 (tmasim run --ctas-together;
 # the same trace but its header's ctas_simulated): what simulating them apart saves.
 cpus=()

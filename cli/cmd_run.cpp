@@ -5,6 +5,7 @@
 #include "cli/scenario_load.h"
 #include <iostream>
 #include <memory>
+#include <unistd.h>
 
 #include "cli/batch_parallel.h"
 #include "cli/batch_run.h"
@@ -20,6 +21,7 @@
 #include "cli/io/output_guard.h"
 #include "cli/io/printable.h"
 #include "cli/run_json.h"
+#include "cli/run_progress.h"
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
 #include "cli/term_color.h"
@@ -44,6 +46,8 @@ struct RunArgs {
     uint64_t seed = 0;
     double watchdog = 1.0;
     int64_t max_work = ModelOptions::kDefaultMaxWork;
+    double time_limit = ModelOptions::kDefaultTimeLimitSeconds;  // model: seconds; 0: none
+    bool progress = false;  // model, one scenario: the progress line on stderr even when it is no terminal
     std::string cache_dir;
     std::string trace;  // which ops are timed: device default all, model default none
     std::string memory_bytes = "changed";  // "all": also the bytes of unchanged inputs
@@ -64,7 +68,7 @@ struct RunArgs {
     // Which backend-specific options the user actually gave (to reject them on the other).
     CLI::Option *arch_opt = nullptr, *seed_opt = nullptr, *watchdog_opt = nullptr, *cache_opt = nullptr,
                 *max_work_opt = nullptr, *l2_opt = nullptr, *trace_words_opt = nullptr, *shared_dump_opt = nullptr,
-                *warm_opt = nullptr;
+                *warm_opt = nullptr, *time_limit_opt = nullptr, *progress_opt = nullptr;
 };
 
 // Fail closed: an option the chosen backend ignores would silently do nothing.
@@ -80,6 +84,8 @@ void reject_foreign_options(const RunArgs& a) {
         reject(a.arch_opt, "--arch", "model");
         reject(a.seed_opt, "--seed", "model");
         reject(a.max_work_opt, "--max-work", "model");
+        reject(a.time_limit_opt, "--time-limit", "model");
+        reject(a.progress_opt, "--progress", "model");
         reject(a.l2_opt, "--l2", "model");
         reject(a.trace_words_opt, "--trace-words-in", "model");
     } else {
@@ -116,6 +122,7 @@ int run_many(const RunArgs& a) {
     o.model.arch = a.arch;
     o.model.seed = a.seed;
     o.model.max_work = a.max_work;
+    o.model.time_limit_seconds = a.time_limit;
     o.model.trace = trace_level_of(a);
     model::parse_l2_at_launch(a.l2, o.model.l2);  // CLI checked the spelling
     model::parse_trace_words_at(a.trace_words, o.model.trace_words);
@@ -179,6 +186,7 @@ int run(RunArgs& a) {
                                     std::string(a.ncu ? "--ncu" : "--no-isolation"));
     if (is_batch(a)) {
         if (a.ncu) throw std::invalid_argument("--ncu profiles one scenario, not a batch");
+        if (a.progress) throw std::invalid_argument("--progress shows one scenario's run, not a batch's (it prints a line per scenario)");
         return run_many(a);
     }
     a.file = a.paths.at(0);
@@ -254,6 +262,9 @@ int run_one(RunArgs& a) {
         model::parse_trace_words_at(a.trace_words, opt.trace_words);
         opt.unchanged_input_bytes = a.memory_bytes == "all";
         opt.ctas_together = a.ctas_together;
+        opt.time_limit_seconds = a.time_limit;
+        ProgressLine progress(std::cerr, isatty(STDERR_FILENO) == 1, a.progress, a.quiet);
+        opt.progress = progress.sink();
         result = run_model(scenario, opt);
     }
 
@@ -315,10 +326,19 @@ void add_run_command(CLI::App& app, Action& action) {
                       ->capture_default_str();
     a->seed_opt = sub->add_option("--seed", a->seed_text, "Model: seed for its random choices (0..2^64-1)")->capture_default_str();
     a->max_work_opt = sub->add_option("--max-work", a->max_work,
-                                      "Model: refuse a run of more than this many units of work (8 per thread "
-                                      "running an op, 1 per 4 bytes moved); 0: no limit")
+                                      "Model: refuse at once a run of more than this many units of work (8 per thread "
+                                      "running an op, 1 per 4 bytes moved), more than any time limit lets finish; "
+                                      "0: no bound on work, nor on the trace events a run holds in memory")
                           ->check(CLI::NonNegativeNumber)
                           ->capture_default_str();
+    a->time_limit_opt = sub->add_option("--time-limit", a->time_limit,
+                                        "Model: stop a run after this many seconds (exit 2); it never changes a "
+                                        "trace, only stops the run; 0: no limit")
+                            ->check(CLI::NonNegativeNumber)
+                            ->capture_default_str();
+    a->progress_opt = sub->add_flag("--progress", a->progress,
+                                    "Model, one scenario: a progress line on stderr for a run past 5 s even when "
+                                    "stderr is no terminal (on a terminal it is shown unless -q)");
     a->watchdog_opt = sub->add_option("--watchdog", a->watchdog, "Device: seconds a wait may take before it is a hang")
                           ->check(CLI::PositiveNumber)
                           ->capture_default_str();
@@ -388,7 +408,7 @@ void add_run_command(CLI::App& app, Action& action) {
     sub->add_flag("--line-info", a->line_info, "Device: compile with NVRTC -lineinfo (what --sanitize runs)")
         ->group("");
     sub->footer("Exit codes: 0 the outcome matches `expect`; 1 it does not; 2 bad input or the run could not "
-                "be done (e.g. no CUDA driver). Device runs happen in a child process, so a crash is "
+                "be done (e.g. no CUDA driver; a model run past --time-limit). Device runs happen in a child process, so a crash is "
                 "reported as outcome fault and a run past watchdog + 60 s as hang.\n"
                 "Batch mode (a directory, several files, or --diff-against): every scenario runs on its own "
                 "and a summary table ends the output, with the line \"N scenarios: A agree, B disagree, "

@@ -438,8 +438,7 @@ private:
     // Per-thread ops: the expressions are checked for every thread that runs the op.
     void check_per_thread(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
         Expr::IntEnv te = env;
-        for (int t = 0; t < sc_.launch.block; ++t) {
-            if (!op.by.includes_at(t, te)) continue;
+        for (int t : selected_.at(op, sc_.launch.block, te)) {
             if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
             te["tid"] = t;
             te["lane"] = t % 32;
@@ -470,8 +469,7 @@ private:
     void check_peer_per_thread(const Op& op, const Expr::IntEnv& env, int64_t& instances) const {
         if (op.cta.empty()) return;
         Expr::IntEnv te = env;
-        for (int t = 0; t < sc_.launch.block; ++t) {
-            if (!op.by.includes_at(t, te)) continue;
+        for (int t : selected_.at(op, sc_.launch.block, te)) {
             if ((instances += 1) > kMaxOpInstances) too_many_ops(op);
             te["tid"] = t;
             te["lane"] = t % 32;
@@ -504,6 +502,7 @@ private:
     }
 
     const Scenario& sc_;
+    mutable SelectedThreads selected_;
     std::vector<std::string> labels_;
     mutable const Op* outer_loop_ = nullptr;  // the outermost loop check_ops_dynamic is in
 };

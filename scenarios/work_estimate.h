@@ -1,6 +1,7 @@
 #pragma once
-// How much work a run of a scenario is, counted before it runs, so a valid scenario
-// that would keep the model busy for hours is refused at once. A thread executing an op
+// How much work a run of a scenario is, counted before it runs, so a valid scenario that
+// no time limit would let finish (a bomb) is refused at once; the model's time limit
+// (model/core/run_budget.h) stops the rest. A thread executing an op
 // is 8 units, 4 bytes an op moves or computes 1 unit. Measured on a loaded 2-core machine:
 // about 0.77M units/s for per-thread ops and for compute alike (13.1M units in 17 s, 3.7M
 // in 4.7 s); the catalog's largest scenario is 1.1M units.

@@ -32,7 +32,7 @@ _tmasim() {
         validate|schema) opts="" ;;
         run) opts="--backend --output --diff-against --arch --seed --max-work --watchdog --cache-dir --trace
                    --shared-dump --warm-launches --l2 --trace-words-in --memory-bytes --ctas-together --jobs
-                   --quiet --all-instances --json --ncu --sanitize --color" ;;
+                   --quiet --all-instances --json --ncu --sanitize --color --time-limit --progress" ;;
         sweep) opts="--jobs --output --csv --arch --l2 --trace --quiet --list --slurm --per-task --collect" ;;
         diff) opts="--tolerance --top --align --json" ;;
         export) opts="--output" ;;

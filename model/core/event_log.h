@@ -55,6 +55,8 @@ public:
     // Moves the events out (the log is empty after): a full-chip run logs a million.
     std::vector<TraceEvent> take_sorted_events();
     const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+    // Events logged so far (RunBudget's progress and its bound on memory).
+    size_t size() const { return events_.size(); }
 
 private:
     std::vector<TraceEvent> events_;

@@ -194,6 +194,7 @@ void KernelWarp::loop() {
         pending_ += 1;  // the issue cycle of an instruction that reaches no unit (per-instruction timing: issue 37)
         if (++since_flush_ >= kInstructionsPerSlice) {
             flush();
+            if (RunBudget* budget = w_.cta().run().budget) budget->tick();
             if (now_cycles() > kWatchdogCycles) {
                 w_.kernel_report(Outcome::hang, "kernel.watchdog",
                                  fmt::format("warp {} of CTA {} still runs at {} after {} cycles, the model's watchdog "

@@ -90,10 +90,14 @@ RunResult run_model(const Scenario& given, const ModelOptions& options) {
     // again when the run finds they could not.
     bool together = options.ctas_together;
     bool even_hbm_shares = false, ctas_apart = false;
+    model::RunBudget budget(options.time_limit_seconds, options.max_work > 0 ? options.max_events : 0,
+                            options.progress);
     for (;;) {
         FreshSimContext context;
         model::Simulation sim(scenario, arch, options.trace, options.l2, options.trace_words, together);
+        sim.set_budget(&budget);
         result = sim.run(options.unchanged_input_bytes);
+        if (budget.stopped()) throw RunStopped(scenario.file + ": " + budget.stop_reason());
         if (sim.needs_ctas_together()) {
             together = true;
             continue;

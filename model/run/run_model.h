@@ -3,11 +3,14 @@
 // RunResult (scenarios/run_result.h). Safe to call many times in one process: every
 // call builds its modules in a fresh SystemC simulation context.
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 #include "model/core/l2_at_launch.h"
+#include "model/core/run_budget.h"
 #include "model/core/trace_words_at.h"
 #include "scenarios/trace_level.h"
 
@@ -26,9 +29,16 @@ struct ModelOptions {
     // Which ops pay the device executor's tracing cost: none predicts the kernel as it runs;
     // all or waits, the kernel `tmasim run --backend device --trace` would time.
     TraceLevel trace = TraceLevel::none;
-    // Bound on the run's work (scenarios/work_estimate.h counts it before the run): a valid scenario
-    // can otherwise keep the model busy for hours. 0: no bound (tmasim run --max-work 0).
+    // Bound on the run's work (scenarios/work_estimate.h counts it before the run): only a bomb,
+    // a run no time limit would let finish, is refused at once. 0: no bound on work, nor on the
+    // events the run holds in memory (tmasim run --max-work 0).
     int64_t max_work = kDefaultMaxWork;
+    // The run's budget (model/core/run_budget.h), which stops a run past it and never changes
+    // one: seconds of wall-clock time (0: none), and trace events held in memory.
+    double time_limit_seconds = kDefaultTimeLimitSeconds;
+    int64_t max_events = kDefaultMaxEvents;
+    // Told once a second how far the run is, from its fifth second on (the CLI's progress line).
+    RunBudget::ProgressSink progress;
     // What the launch finds in L2 (model/core/l2_at_launch.h). Default: the global
     // tensors as the device executor leaves them, copied in by the host just before.
     L2AtLaunch l2 = L2AtLaunch::inputs;
@@ -42,7 +52,13 @@ struct ModelOptions {
     // Simulate the CTAs together even where they could run one after another
     // (model/run/cta_schedule.h): the same result, slower at many CTAs (for tests and checks).
     bool ctas_together = false;
-    static constexpr int64_t kDefaultMaxWork = 100000000;
+    // A 132-CTA stream of 128 tiles through 4 warps is ~105M units and runs in about a second;
+    // a loop of computes, the slowest work per unit measured, ~8M units a second. 10G units is
+    // more than a minute at any rate measured: refused before it runs.
+    static constexpr int64_t kDefaultMaxWork = 10000000000;
+    static constexpr double kDefaultTimeLimitSeconds = 60;
+    // ~200 bytes an event with its loop indices and details: 4 GB, 35 times the 132-CTA stream's.
+    static constexpr int64_t kDefaultMaxEvents = 20000000;
 };
 
 }  // namespace tmasim::model
@@ -51,7 +67,13 @@ namespace tmasim {
 
 using model::ModelOptions;
 
-// Throws std::runtime_error for an unknown arch, an invalid arch config, or an arch whose
+// A run its budget stopped (ModelOptions::time_limit_seconds, max_events): the message names
+// the limit and the option that raises it.
+struct RunStopped : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throws RunStopped for a run past its budget, std::runtime_error for an unknown arch, an invalid arch config, or an arch whose
 // GPU cannot run the scenario (an sm_100 scenario on an sm_90 config; wgmma on sm_100).
 RunResult run_model(const Scenario& scenario, const ModelOptions& options = {});
 

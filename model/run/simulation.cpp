@@ -82,6 +82,7 @@ Simulation::Simulation(const Scenario& s, const ArchConfig& arch, TraceLevel tra
         for (auto& w : c->warps()) expected += w->expected_events();
     constexpr int64_t kMostReserved = int64_t{1} << 22;  // 640 MB of address space, touched only as used
     context_.log.reserve(static_cast<size_t>(std::min(expected + expected / 8, kMostReserved)));
+    expected_events_ = expected;
     std::vector<CtaModule*> ctas;
     for (auto& c : ctas_) ctas.push_back(c.get());
     fabric_ = std::make_unique<ClusterFabric>("clusters", context_, ctas);
@@ -119,6 +120,11 @@ void Simulation::simulate_each_cta() {
         simulate_until_idle();
     }
     make_current(cta_contexts_.front());
+}
+
+void Simulation::set_budget(RunBudget* budget) {
+    context_.budget = budget;
+    if (budget) budget->begin_attempt(&context_.log, expected_events_, [this] { abort_run(); });
 }
 
 void Simulation::abort_run() {

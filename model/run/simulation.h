@@ -53,6 +53,8 @@ public:
     // reported a hazard, a hang or a fault, whose order in time only the CTAs simulated
     // together tell; run() returned nothing, and the scenario is to run with ctas_together.
     bool needs_ctas_together() const { return needs_together_; }
+    // Before run(): the budget that may stop it (RunBudget), which hears of the events it expects.
+    void set_budget(RunBudget* budget);
 
 private:
     void abort_run();
@@ -70,6 +72,7 @@ private:
     bool needs_together_ = false;
     std::vector<std::unique_ptr<CtaModule>> ctas_;
     int64_t span_cycles_ = -1;
+    int64_t expected_events_ = 0;  // the warps' estimate, summed (WarpProcess::expected_events)
     std::unique_ptr<ClusterFabric> fabric_;  // after ctas_: destroyed first, it points into them
 };
 

@@ -8,6 +8,7 @@
 
 #include "model/core/arch_config.h"
 #include "model/core/event_log.h"
+#include "model/core/run_budget.h"
 #include "model/sm/op_lanes.h"
 #include "model/state/dram_channel.h"
 #include "model/state/global_memory.h"
@@ -73,6 +74,9 @@ struct RunContext {
     int64_t last_warp_exit = 0;  // cycle the last warp to finish finished: the kernel's span
     bool aborted = false;  // set when the run is torn down; every thread then unwinds
     std::function<void()> abort_run;  // sets `aborted` and wakes every blocked thread
+    // The run's budget of time and memory (owned by run_model): ticked per op, it may only
+    // stop the run (abort_run), never change it. Null: no budget (tests building a Simulation).
+    RunBudget* budget = nullptr;
     ClusterFabric* fabric = nullptr;  // the run's clusters (owned by Simulation)
     // A kernel scenario's kernel, parsed and decoded (owned by Simulation); null for a program.
     kernel::KernelImage* kernel = nullptr;

@@ -65,6 +65,7 @@ double WarpProcess::prologue_trace_cycles() const {
 
 void WarpProcess::exec_ops(const std::vector<Op>& ops) {
     for (const Op& op : ops) {
+        if (RunBudget* budget = cta_.run().budget) budget->tick();
         if (cta_.run().aborted) throw RunAborted{};
         if (op.kind == OpKind::loop) {
             current_ = &op;

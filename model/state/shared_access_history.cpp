@@ -77,18 +77,24 @@ void SharedAccessHistory::set_filled(int64_t first, int64_t end) {
     mark(w1, tail);
 }
 
-SharedAccessHistory::ByteHistory* SharedAccessHistory::history_of(int64_t byte, bool create) {
-    if (blocks_.empty()) {  // no block made yet: the pointers too are made with the first
-        if (!create) return nullptr;
+SharedAccessHistory::Block& SharedAccessHistory::block_of(int64_t byte) {
+    if (blocks_.empty())  // no block made yet: the pointers too are made with the first
         blocks_.resize(static_cast<size_t>((size_ + kBlockBytes - 1) / kBlockBytes));
-    }
     std::unique_ptr<Block>& block = blocks_[static_cast<size_t>(byte / kBlockBytes)];
     if (!block) {
-        if (!create) return nullptr;
         block = std::make_unique<Block>();
         any_block_ = true;
     }
-    return &(*block)[static_cast<size_t>(byte % kBlockBytes)];
+    return *block;
+}
+
+int64_t SharedAccessHistory::Block::next_touched(int64_t i, int64_t end) const {
+    while (i < end) {
+        const uint64_t word = touched[static_cast<size_t>(i) / 64] >> (i % 64);
+        if (word) return std::min(end, i + __builtin_ctzll(word));
+        i = (i / 64 + 1) * 64;
+    }
+    return end;
 }
 
 bool SharedAccessHistory::fill_if_no_history(int64_t first, int64_t end) {
@@ -123,47 +129,22 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
     std::optional<SharedRace> race;
     const Stamp now{thread, op, warp.stamp};
     const int64_t end = std::min<int64_t>(offset + bytes, size_);
+    if (!record) {  // an async write's issue: block by block, the touched bytes only
+        for (int64_t b = std::max<int64_t>(offset, 0); b < end;) {
+            const int64_t block_end = std::min((b / kBlockBytes + 1) * kBlockBytes, end);
+            const std::unique_ptr<Block>* block =
+                blocks_.empty() ? nullptr : &blocks_[static_cast<size_t>(b / kBlockBytes)];
+            if (block && *block) check_block_unrecorded(**block, b, block_end, warp, thread, race);
+            set_filled(b, block_end);
+            b = block_end;
+        }
+        return race;
+    }
     for (int64_t b = std::max<int64_t>(offset, 0); b < end; ++b) {
-        // A byte without a history has no write and no reads: nothing races with it.
-        if (!record && b % kBlockBytes == 0 && fill_if_no_history(b, std::min(b + kBlockBytes, end))) {
-            b = std::min(b + kBlockBytes, end) - 1;
-            continue;
-        }
-        ByteHistory* hp = history_of(b, record);
-        if (!hp) {
-            set_filled(b);
-            continue;
-        }
-        ByteHistory& h = *hp;
-        if (!record && !filled(b) && !h.write.lanes) {
-            set_filled(b);
-            continue;
-        }
-        const Stamp* other = nullptr;
-        SharedHazard kind = SharedHazard::raw;
-        if (!ordered(warp, thread, h.write)) {
-            other = &h.write;
-            kind = is_write ? SharedHazard::waw : SharedHazard::raw;
-        } else if (is_write) {
-            for (const Stamp& r : h.reads)
-                if (!ordered(warp, thread, r)) {
-                    other = &r;
-                    kind = SharedHazard::war;
-                    break;
-                }
-        }
-        if (other) {
-            if (!race) {
-                race = SharedRace{kind, other->thread, other->op, b, b};
-            } else if (race->hazard == kind && race->thread == other->thread && race->op == other->op &&
-                       race->last == b - 1) {
-                race->last = b;
-            }
-        }
-        if (!record) {
-            set_filled(b);
-            continue;
-        }
+        Block& block = block_of(b);
+        ByteHistory& h = block.bytes[static_cast<size_t>(b % kBlockBytes)];
+        block.touched[static_cast<size_t>(b % kBlockBytes) / 64] |= uint64_t{1} << (b % 64);
+        check_byte(warp, thread, is_write, b, h, race);
         if (is_write) {
             h.write = now;
             h.reads.clear();
@@ -175,6 +156,43 @@ std::optional<SharedRace> SharedAccessHistory::access(const WarpView& warp, int 
         else h.reads.push_back(now);
     }
     return race;
+}
+
+void SharedAccessHistory::check_byte(const WarpView& warp, int thread, bool is_write, int64_t b,
+                                     const ByteHistory& h, std::optional<SharedRace>& race) const {
+    const Stamp* other = nullptr;
+    SharedHazard kind = SharedHazard::raw;
+    if (!ordered(warp, thread, h.write)) {
+        other = &h.write;
+        kind = is_write ? SharedHazard::waw : SharedHazard::raw;
+    } else if (is_write) {
+        for (const Stamp& r : h.reads)
+            if (!ordered(warp, thread, r)) {
+                other = &r;
+                kind = SharedHazard::war;
+                break;
+            }
+    }
+    if (!other) return;
+    if (!race) {
+        race = SharedRace{kind, other->thread, other->op, b, b};
+    } else if (race->hazard == kind && race->thread == other->thread && race->op == other->op && race->last == b - 1) {
+        race->last = b;
+    }
+}
+
+// A byte no generic access touched has no write and no reads: nothing races with it, and it
+// is only marked filled (by the caller, after: a touched byte's check reads its mark as it was).
+void SharedAccessHistory::check_block_unrecorded(const Block& block, int64_t first, int64_t end, const WarpView& warp,
+                                                 int thread, std::optional<SharedRace>& race) {
+    const int64_t base = first / kBlockBytes * kBlockBytes;
+    for (int64_t i = block.next_touched(first - base, end - base); i < end - base;
+         i = block.next_touched(i + 1, end - base)) {
+        const int64_t b = base + i;
+        const ByteHistory& h = block.bytes[static_cast<size_t>(i)];
+        if (!filled(b) && !h.write.lanes) continue;
+        check_byte(warp, thread, true, b, h, race);
+    }
 }
 
 bool SharedAccessHistory::fenced(const ProxyTracker& clocks, int issuer, const Stamp& access) {
@@ -210,11 +228,15 @@ std::optional<UnfencedAccess> SharedAccessHistory::unfenced_before_async_write(c
     const int64_t end = std::min<int64_t>(offset + bytes, size_);
     for (int64_t b = std::max<int64_t>(offset, 0); b < end; ++b) {
         const std::unique_ptr<Block>& block = blocks_[static_cast<size_t>(b / kBlockBytes)];
-        if (!block) {
-            b = (b / kBlockBytes + 1) * kBlockBytes - 1;
+        const int64_t base = b / kBlockBytes * kBlockBytes;
+        // An untouched byte has no history, nor does a block not made: on to the next touched one.
+        const int64_t next = block ? base + block->next_touched(b - base, std::min(end - base, kBlockBytes)) : end;
+        if (!block || next >= std::min(end, base + kBlockBytes)) {
+            b = std::min(end, base + kBlockBytes) - 1;
             continue;
         }
-        const ByteHistory& h = (*block)[static_cast<size_t>(b % kBlockBytes)];
+        b = next;
+        const ByteHistory& h = block->bytes[static_cast<size_t>(b % kBlockBytes)];
         if (!filled(b) && !h.write.lanes) continue;
         const Stamp* hit = unfenced(h.write) ? &h.write : nullptr;
         for (size_t i = 0; !hit && i < h.reads.size(); ++i)

@@ -117,10 +117,26 @@ private:
     // shared memory only ever sees async copies, and a 56-byte history per byte of every
     // CTA's shared memory was a third of a full-chip run's memory and a sixth of its time.
     static constexpr int64_t kBlockBytes = 256;
-    using Block = std::array<ByteHistory, kBlockBytes>;
+    struct Block {
+        std::array<ByteHistory, kBlockBytes> bytes;
+        // Per byte, one bit: a generic access recorded a history there (a history, once made,
+        // is never emptied). An async copy's checks walk these bytes only: lane 0 of 4 warps
+        // reading one element of a 16 KB stage makes 4 blocks, and walking their 1024 bytes at
+        // every refill was a sixth of a full-chip run.
+        std::array<uint64_t, kBlockBytes / 64> touched{};
+        bool is_touched(int64_t i) const { return (touched[static_cast<size_t>(i) / 64] >> (i % 64)) & 1; }
+        // The first touched byte of the block in [i, end), or end.
+        int64_t next_touched(int64_t i, int64_t end) const;
+    };
+    // access() without recording (an async copy's issue) over [first, end) of one block.
+    void check_block_unrecorded(const Block& block, int64_t first, int64_t end, const WarpView& warp, int thread,
+                                std::optional<SharedRace>& race);
+    // The race, if any, of an access now with byte `b`'s history, merged into `race`.
+    void check_byte(const WarpView& warp, int thread, bool is_write, int64_t b, const ByteHistory& h,
+                    std::optional<SharedRace>& race) const;
     // Whether `earlier` happens before thread `thread`'s access now.
     bool ordered(const WarpView& now, int thread, const Stamp& earlier) const;
-    ByteHistory* history_of(int64_t byte, bool create);
+    Block& block_of(int64_t byte);  // made on first use
     // Marks [first, end) filled when no byte in it has a history; false (nothing marked) else.
     bool fill_if_no_history(int64_t first, int64_t end);
 
