@@ -2,9 +2,9 @@
 // trace's size (issue 40): a 565 MB trace of large detail maps took 2.2-2.7 GiB in each. The
 // reader leaves out what a command does not read (traces/trace_reader.h, TraceReadOptions),
 // export reads a large map again from its line as it writes the event
-// (traces/event_details.h), and the export's links are written as they are made. A trace of
-// 200 MB of 100-key details: before, diff 1.2 GB, export 1.0 GB, report 0.7 GB peak RSS;
-// after, each under 140 MB.
+// (traces/event_details.h), the export's links and the report's timeline are written as they
+// are made. A 249 MB trace of 100-key details: before, diff 1.47 GB, export 1.22 GB, report
+// 0.83 GB peak RSS; after, 80, 86 and 91 MB, against a bound of half the trace (121 MB).
 #include <catch2/catch.hpp>
 
 #include <sys/resource.h>
@@ -126,8 +126,8 @@ TEST_CASE("diff export and report of a 250 MB trace of large details peak under 
     const std::string trace = tmasim_test::scratch("large_details.jsonl");
     const uint64_t size = write_large_detail_trace(trace, 24000);
     REQUIRE(size > 240'000'000);
-    // The binary alone is about 50 MB resident; each command adds under a third of the trace
-    // (events, links, the HTML it builds). Before: 3.5 to 6 times the trace.
+    // The binary alone is about 50 MB resident; each command adds a sixth of the trace (events,
+    // links, what it writes). Before: 3.3 to 5.9 times the trace.
     const long bound_kb = static_cast<long>(size / 1024 / 2);
     const std::string json = tmasim_test::scratch("large_details.json");
     const std::string html = tmasim_test::scratch("large_details.html");
