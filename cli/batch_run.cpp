@@ -246,6 +246,7 @@ BatchRow run_one(const BatchInput& input, const BatchOptions& o) {
 void check_batch_outputs(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
     OutputGuard guard;
     for (const BatchInput& in : inputs) add_scenario_inputs(guard, in.path, "a scenario of the batch");
+    if (o.backend == "model") add_arch_inputs(guard, o.model.arch);
     // Every trace there, whether or not a scenario of this batch names it: `-o ref
     // --diff-against ref` would replace the references and then compare the traces with themselves.
     guard.input_folder(o.diff_dir, "the --diff-against references");

@@ -43,12 +43,12 @@ std::vector<std::string> file_lines(const std::string& path) {
     return lines;
 }
 
-ReportContext context_for(const TraceFile& trace) {
+ReportContext context_for(const TraceFile& trace, const std::optional<TraceScenario>& scenario) {
     ReportContext c;
     c.names = trace.op_names;
     c.rules = rule_help();
     c.scenario_path = trace.result.provenance.scenario_file;
-    if (auto s = scenario_of_trace(trace.result.provenance)) {
+    if (const auto& s = scenario) {
         c.scenario_found = true;
         c.scenario_stale = s->stale;
         c.scenario_summary = s->scenario.summary;
@@ -91,10 +91,13 @@ void add_report_command(CLI::App& app, Action& action) {
             guard.input(args->trace, "the trace");
             guard.output(args->output, "--output", OutputGuard::Kind::file_or_stdout);
             guard.check();  // before reading a large trace, for the plain cases
-            const TraceFile t = read_trace_file(args->trace);
+            // The report reads only the detail keys its links read (trace_reader.h): a trace
+            // of large details needs a fraction of its size.
+            const TraceAndScenario read = read_trace_and_scenario(args->trace, TraceReadOptions::EventDetail::linked);
+            const TraceFile& t = read.trace;
             add_trace_inputs(guard, args->trace, t);
             guard.check();  // and its sidecars and the scenario it names, whose lines the report shows
-            ReportContext context = context_for(t);
+            ReportContext context = context_for(t, read.scenario);
             context.all_instances = args->all_instances;
             AtomicOutput out(args->output);
             write_html_report(t.result, out.stream(), context);

@@ -212,6 +212,7 @@ int run_one(RunArgs& a) {
         // Before the run, not after it: a refused output costs nothing.
         OutputGuard guard;
         add_scenario_inputs(guard, a.file, "the scenario");
+        if (a.backend == "model") add_arch_inputs(guard, a.arch);
         if (!a.output.empty()) {
             add_trace_output(guard, a.output, "--output");
             if (!a.sanitize.empty())

@@ -45,15 +45,19 @@ void add_diff_command(CLI::App& app, Action& action) {
         action = [args] {
             if (args->tolerance->count() > 0)
                 require_finite_non_negative("--tolerance", args->tolerance->results().at(0), args->options.tolerance);
-            TraceFile a = read_trace_file(args->a), b = read_trace_file(args->b);
+            // The diff reads no event's detail map: left out, two traces of large details
+            // take a fraction of their size (trace_reader.h, TraceReadOptions).
+            using Detail = TraceReadOptions::EventDetail;
+            TraceAndScenario read_a = read_trace_and_scenario(args->a, Detail::none);
+            TraceAndScenario read_b = read_trace_and_scenario(args->b, Detail::none, &read_a);
+            const TraceFile &a = read_a.trace, &b = read_b.trace;
             DiffOptions options = args->options;
             options.align_first_op = args->align == "first-op";
             options.op_names = a.op_names;
             options.op_names.insert(b.op_names.begin(), b.op_names.end());  // fills gaps only
             // The scenario file, where it is still there, gives the element types that decode
             // differing bytes; without it they print as hex.
-            auto scenario = scenario_of_trace(a.result.provenance);
-            if (!scenario) scenario = scenario_of_trace(b.result.provenance);
+            const auto& scenario = read_a.scenario ? read_a.scenario : read_b.scenario;
             if (scenario) {
                 options.element_types = element_types_of(scenario->scenario);
                 options.compares = image_compares_of(scenario->scenario);
@@ -89,15 +93,19 @@ void add_export_command(CLI::App& app, Action& action) {
             guard.input(args->trace, "the trace");
             guard.output(args->output, "--output", OutputGuard::Kind::file_or_stdout);
             guard.check();  // before reading a large trace, for the plain cases
-            TraceFile t = read_trace_file(args->trace);
+            // Large detail maps stay in the file and are read again as each event is written
+            // (traces/event_details.h): memory is the events' fixed part, not the trace's size.
+            TraceAndScenario read = read_trace_and_scenario(args->trace, TraceReadOptions::EventDetail::small_whole);
+            const TraceFile& t = read.trace;
             add_trace_inputs(guard, args->trace, t);
             guard.check();  // and its sidecars and scenario, which only the trace names
             // The scenario, where it is still there, says which barrier phase each wait
             // waited for, so flows reach waits that did not block.
-            const auto scenario = scenario_of_trace(t.result.provenance);
+            const auto& scenario = read.scenario;
             const WaitTargets targets = scenario ? wait_targets_of(scenario->scenario, t.result) : WaitTargets();
+            EventDetails details(args->trace, t);
             AtomicOutput out(args->output);
-            write_chrome_trace(t.result, out.stream(), t.op_names, scenario ? &targets : nullptr);
+            write_chrome_trace(t.result, out.stream(), t.op_names, scenario ? &targets : nullptr, &details);
             out.commit();
             // The JSON alone goes to standard output when it is written there.
             (args->output == "-" ? std::cerr : std::cout)

@@ -8,6 +8,7 @@
 
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
+#include "traces/trace_reader.h"
 
 namespace tmasim::cli {
 
@@ -17,5 +18,17 @@ struct TraceScenario {
 };
 
 std::optional<TraceScenario> scenario_of_trace(const Provenance& provenance);
+
+// A trace as diff, export and report read it, with the scenario it names where that loads.
+struct TraceAndScenario {
+    TraceFile trace;
+    std::optional<TraceScenario> scenario;
+};
+
+// Reads `path` keeping `detail` of its events. The scenario its header names, where it loads
+// and is not stale, bounds the trace's CTA and op ids (TraceIdBounds): an id beyond them is
+// a TraceError at its line. `known`, where given and the same file, is used, not loaded again.
+TraceAndScenario read_trace_and_scenario(const std::string& path, TraceReadOptions::EventDetail detail,
+                                         const TraceAndScenario* known = nullptr);
 
 }  // namespace tmasim::cli

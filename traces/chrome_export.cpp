@@ -24,8 +24,12 @@ bool ends_span(EventKind k) { return k == EventKind::complete || k == EventKind:
 
 class ChromeBuilder {
 public:
-    ChromeBuilder(const RunResult& r, const OpNames& names, const WaitTargets* targets, std::ostream& out)
+    ChromeBuilder(const RunResult& r, const OpNames& names, const WaitTargets* targets, EventDetails* details,
+                  std::ostream& out)
         : r_(r), names_(names), targets_(targets), out_(out) {
+        detail_of_ = [details](const TraceEvent& e) -> const std::map<std::string, std::string>& {
+            return details ? details->of(e) : e.detail;
+        };
         us_per_cycle_ = r.provenance.sm_clock_mhz > 0 ? 1.0 / r.provenance.sm_clock_mhz : 1.0;
     }
 
@@ -50,9 +54,8 @@ public:
         }
         for (const auto& [id, e] : open) instant(*e);  // never finished (hang, fault)
         add_names();
-        Json links = Json::array();
-        append_chrome_links(r_, link_trace(r_, names_, targets_), names_, us_per_cycle_, links);
-        for (const Json& j : links) emit(j);
+        append_chrome_links(r_, link_trace(r_, names_, targets_), names_, us_per_cycle_,
+                            [this](const Json& j) { emit(j); }, detail_of_);
         out_ << R"(],"displayTimeUnit":"ns","otherData":)" << dump(other_data()) << '}';
     }
 
@@ -78,7 +81,7 @@ private:
         a["t_cycles"] = e.t;
         if (e.t_ns >= 0) a["t_ns"] = e.t_ns;
         a["lane"] = e.lane;
-        for (const auto& [k, v] : e.detail) a[k] = v;
+        for (const auto& [k, v] : detail_of_(e)) a[k] = v;
         return a;
     }
 
@@ -157,6 +160,7 @@ private:
     const RunResult& r_;
     const OpNames& names_;
     const WaitTargets* targets_;
+    EventDetailOf detail_of_;
     double us_per_cycle_;
     std::ostream& out_;
     size_t emitted_ = 0;
@@ -166,8 +170,8 @@ private:
 }  // namespace
 
 void write_chrome_trace(const RunResult& result, std::ostream& out, const OpNames& names,
-                        const WaitTargets* targets) {
-    ChromeBuilder(result, names, targets, out).build();
+                        const WaitTargets* targets, EventDetails* details) {
+    ChromeBuilder(result, names, targets, details, out).build();
     out << '\n';
 }
 

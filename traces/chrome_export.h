@@ -12,14 +12,16 @@
 #include <string>
 
 #include "scenarios/run_result.h"
+#include "traces/event_details.h"
 #include "traces/trace_links.h"
 #include "traces/trace_writer.h"
 
 namespace tmasim {
 
-// `targets` (from the scenario, when known) lets flows reach waits that did not block.
+// `targets` (from the scenario, when known) lets flows reach waits that did not block;
+// `details`, where the reader trimmed events' details, gives their whole maps.
 void write_chrome_trace(const RunResult& result, std::ostream& out, const OpNames& names = {},
-                        const WaitTargets* targets = nullptr);
+                        const WaitTargets* targets = nullptr, EventDetails* details = nullptr);
 // Throws std::runtime_error when the file cannot be written.
 void write_chrome_trace_file(const RunResult& result, const std::string& path, const OpNames& names = {},
                              const WaitTargets* targets = nullptr);

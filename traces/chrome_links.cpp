@@ -12,8 +12,9 @@ constexpr double kMarkerCycles = 1.0;  // duration of a barrier-track marker sli
 
 class LinkWriter {
 public:
-    LinkWriter(const TraceLinks& links, const OpNames& names, double us_per_cycle, ChromeJson& events)
-        : links_(links), names_(names), us_(us_per_cycle), events_(events) {}
+    LinkWriter(const TraceLinks& links, const OpNames& names, double us_per_cycle, const ChromeEmit& emit,
+               const EventDetailOf& detail_of)
+        : links_(links), names_(names), us_(us_per_cycle), emit_(emit), detail_of_(detail_of) {}
 
     void write() {
         barrier_tracks();
@@ -39,8 +40,8 @@ private:
         auto [it, fresh] = barrier_tids_.try_emplace({cta, barrier}, 0);
         if (fresh) {
             it->second = kChromeBarrierTid + static_cast<int>(barrier_tids_.size()) - 1;
-            events_.push_back(chrome_meta("thread_name", chrome_pid(cta), it->second, "name", "barrier " + barrier));
-            events_.push_back(chrome_meta("thread_sort_index", chrome_pid(cta), it->second, "sort_index", it->second));
+            emit_(chrome_meta("thread_name", chrome_pid(cta), it->second, "name", "barrier " + barrier));
+            emit_(chrome_meta("thread_sort_index", chrome_pid(cta), it->second, "sort_index", it->second));
         }
         return it->second;
     }
@@ -51,9 +52,9 @@ private:
         j["dur"] = ts(kMarkerCycles);
         ChromeJson args;
         args["key"] = e.key();
-        for (const auto& [k, v] : e.detail) args[k] = v;
+        for (const auto& [k, v] : detail_of_(e)) args[k] = v;
         j["args"] = std::move(args);
-        events_.push_back(std::move(j));
+        emit_(j);
     }
 
     void barrier_tracks() {
@@ -71,11 +72,11 @@ private:
                 ChromeJson tx = event("C", "barrier", barrier + " tx-count", chrome_pid(cta), 0, s.t);
                 tx.erase("tid");
                 tx["args"]["tx_count"] = s.tx_count;
-                events_.push_back(std::move(tx));
+                emit_(tx);
                 ChromeJson phase = event("C", "barrier", barrier + " phase", chrome_pid(cta), 0, s.t);
                 phase.erase("tid");
                 phase["args"]["phases_completed"] = s.phases_completed;
-                events_.push_back(std::move(phase));
+                emit_(phase);
             }
         }
     }
@@ -91,10 +92,10 @@ private:
         args["cycles"] = c.end - c.start;
         if (c.first->detail.count("bytes")) args["bytes"] = c.first->detail.at("bytes");
         b["args"] = std::move(args);
-        events_.push_back(std::move(b));
+        emit_(b);
         ChromeJson e = event("e", "copy", name, chrome_pid(at.cta), chrome_tid(at.warp), c.end);
         e["id"] = id;
-        events_.push_back(std::move(e));
+        emit_(e);
     }
 
     // One flow per arrow chain: a flow is a line, so a flip that releases several waits
@@ -118,7 +119,7 @@ private:
             ChromeJson j = event(ph, "flow", name, points[i].pid, points[i].tid, points[i].t_cycles);
             j["id"] = id;
             j["bp"] = "e";
-            events_.push_back(std::move(j));
+            emit_(j);
         }
     }
 
@@ -194,7 +195,8 @@ private:
     const TraceLinks& links_;
     const OpNames& names_;
     double us_;
-    ChromeJson& events_;
+    const ChromeEmit& emit_;
+    const EventDetailOf& detail_of_;
     std::map<std::pair<int, std::string>, int> barrier_tids_;
     std::map<std::string, int64_t> complete_, wait_begin_;
     int next_flow_ = 1;
@@ -213,8 +215,8 @@ ChromeJson chrome_meta(const char* what, int pid, int tid, const char* key, cons
 }
 
 void append_chrome_links(const RunResult& result, const TraceLinks& links, const OpNames& names, double us_per_cycle,
-                         ChromeJson& events) {
-    LinkWriter writer(links, names, us_per_cycle, events);
+                         const ChromeEmit& emit, const EventDetailOf& detail_of) {
+    LinkWriter writer(links, names, us_per_cycle, emit, detail_of);
     writer.index(result);
     writer.write();
 }

@@ -148,7 +148,9 @@ void timeline(const RunResult& r, const TraceLinks& links, const ReportContext& 
         << "<p class=\"note\">Hover over a shape for its op and times; click an op to see its source line. ";
     if (r.provenance.backend != "model")
         out << "A device trace has no model-only events: no landings, barrier curves or flows.";
-    out << "</p><div class=\"scroll\">" << timeline_svg(r, links, c) << "</div></section>\n";
+    out << "</p><div class=\"scroll\">";
+    write_timeline_svg(r, links, c, out);
+    out << "</div></section>\n";
 }
 
 void ops_table(const RunResult& r, const ReportContext& c, std::ostream& out) {

@@ -51,5 +51,8 @@ std::string html_escape(const std::string& text);
 // The timeline as one inline SVG element (html_timeline.cpp). Ops whose line is known link
 // to the source listing ("#src-L<line>").
 std::string timeline_svg(const RunResult& result, const TraceLinks& links, const ReportContext& context);
+// The same, written to `out` as it is made.
+void write_timeline_svg(const RunResult& result, const TraceLinks& links, const ReportContext& context,
+                        std::ostream& out);
 
 }  // namespace tmasim

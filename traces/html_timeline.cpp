@@ -45,14 +45,11 @@ public:
         if (t_max_ <= 0) t_max_ = 1;
     }
 
-    std::string svg() {
+    // Straight to `out`: the height is known from the layout, so the body is never held as a
+    // string (three copies of a 12 MB timeline were most of a large trace's report).
+    void write(std::ostream& out) {
         collect();
         layout();
-        std::ostringstream body;
-        axis(body);
-        for (int cta : ctas_) block(cta, body);
-        flows(body);
-        std::ostringstream out;
         out << fmt::format(
             "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0} {1}\" width=\"100%\" "
             "style=\"min-width:{2}px\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
@@ -61,8 +58,10 @@ public:
         out << "<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" "
                "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L8,4 L0,8 z\" class=\"arrowhead\"/>"
                "</marker></defs>\n";
-        out << body.str() << "</svg>\n";
-        return out.str();
+        axis(out);
+        for (int cta : ctas_) block(cta, out);
+        flows(out);
+        out << "</svg>\n";
     }
 
 private:
@@ -332,8 +331,15 @@ private:
 
 }  // namespace
 
+void write_timeline_svg(const RunResult& result, const TraceLinks& links, const ReportContext& context,
+                        std::ostream& out) {
+    Timeline(result, links, context).write(out);
+}
+
 std::string timeline_svg(const RunResult& result, const TraceLinks& links, const ReportContext& context) {
-    return Timeline(result, links, context).svg();
+    std::ostringstream out;
+    write_timeline_svg(result, links, context, out);
+    return out.str();
 }
 
 }  // namespace tmasim

@@ -293,6 +293,8 @@ MemoryImage read_memory(LineFields& f, int version, const std::string& trace_pat
 
 }  // namespace
 
+const char* const kLinkedDetailKeys[4] = {"barrier", "bytes", "phase", "tx_count"};
+
 std::optional<std::vector<uint8_t>> from_hex(const std::string& hex) {
     auto nibble = [](char c) -> int {
         if (c >= '0' && c <= '9') return c - '0';
@@ -323,6 +325,7 @@ public:
     // is a line).
     bool next(std::string& line, int line_no) {
         line.clear();
+        start_ = total_;
         size_t length = 0;
         for (;;) {
             if (at_ == end_ && !refill()) return !line.empty();
@@ -350,6 +353,9 @@ public:
         }
     }
 
+    // The byte offset of the line next() returned last.
+    uint64_t line_start() const { return start_; }
+
 private:
     bool refill() {
         if (eof_) return false;
@@ -363,7 +369,7 @@ private:
     std::istream& in_;
     const std::string& path_;
     std::vector<char> block_;
-    size_t at_ = 0, end_ = 0, total_ = 0;
+    size_t at_ = 0, end_ = 0, total_ = 0, start_ = 0;
     bool eof_ = false;
 };
 
@@ -398,8 +404,60 @@ void check_event_order(const std::vector<TraceEvent>& events, const std::string&
                          "event out of trace order (traces/FORMAT.md: events sorted by cta, t, op, warp, lane, kind)");
 }
 
-TraceFile parse_trace(std::istream& in, const std::string& path) {
+// What options.event_detail keeps of the event just read (file.result.events.back()).
+void keep_detail(TraceFile& file, TraceReadOptions::EventDetail mode, uint64_t line_start) {
+    using Mode = TraceReadOptions::EventDetail;
+    TraceEvent& e = file.result.events.back();
+    if (mode == Mode::all || e.detail.empty()) return;
+    if (mode == Mode::none) {
+        e.detail.clear();
+        return;
+    }
+    if (mode == Mode::small_whole) {
+        size_t text = 0;
+        for (const auto& [k, v] : e.detail) text += k.size() + v.size();
+        if (e.detail.size() <= kKeptDetailKeys && text <= kKeptDetailBytes) return;
+        file.trimmed_details.emplace_back(file.result.events.size() - 1, line_start);
+    }
+    std::map<std::string, std::string> kept;
+    for (const char* key : kLinkedDetailKeys)
+        if (auto it = e.detail.find(key); it != e.detail.end()) kept.insert(e.detail.extract(it));
+    e.detail.swap(kept);
+}
+
+// An id the scenario the trace names does not have: the trace is not that scenario's (or was
+// edited), and diff, export and report would pair, draw or look up what is not there.
+class IdCheck {
+public:
+    IdCheck(const std::string& path) : path_(path) {}
+    void set(std::optional<TraceIdBounds> bounds) { bounds_ = std::move(bounds); }
+
+    void cta(int cta, const std::string& type, int line) const {
+        if (bounds_ && cta >= bounds_->ctas)
+            throw TraceError(path_, line, type + ": 'cta' is " + std::to_string(cta) + "; allowed: 0.." +
+                                              std::to_string(bounds_->ctas - 1) + " (the grid of " +
+                                              bounds_->scenario_file + ", which the header names)");
+    }
+    // `run_wide`: -1 (the run as a whole) is allowed too.
+    void op(int op, const std::string& type, int line, bool run_wide = false) const {
+        if (bounds_ && op >= bounds_->ops && !(run_wide && op == -1))
+            throw TraceError(path_, line, type + ": 'op' is " + std::to_string(op) + "; allowed: " +
+                                              (run_wide ? "-1, " : "") + "0.." + std::to_string(bounds_->ops - 1) +
+                                              " (the ops of " + bounds_->scenario_file + ", which the header names)");
+    }
+    void event(const TraceEvent& e, int line) const {
+        cta(e.cta, "event", line);
+        op(e.op, "event", line);
+    }
+
+private:
+    const std::string& path_;
+    std::optional<TraceIdBounds> bounds_;
+};
+
+TraceFile parse_trace(std::istream& in, const std::string& path, const TraceReadOptions& options) {
     TraceFile file;
+    IdCheck ids(path);
     RunResult& r = file.result;
     Section section = Section::header;
     bool saw_outcome = false;
@@ -417,9 +475,11 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
         if (line_no > 1 && section <= Section::event) {
             TraceEvent e;
             if (read_event_line_fast(line, version, e, fast_name)) {
+                ids.event(e, line_no);
                 if (!fast_name.empty()) file.op_names[e.op] = fast_name;
                 r.events.push_back(std::move(e));
                 check_event_order(r.events, path, line_no);
+                keep_detail(file, options.event_detail, lines.line_start());
                 section = Section::event;
                 continue;
             }
@@ -448,14 +508,25 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
         section = s;
 
         switch (s) {
-        case Section::header: version = read_header(f, r.provenance); break;
+        case Section::header:
+            version = file.version = read_header(f, r.provenance);
+            f.finish();  // before the scenario is looked up by what the header says
+            if (options.id_bounds) ids.set(options.id_bounds(r.provenance));
+            break;
         case Section::event:
             r.events.push_back(read_event(f, file.op_names, version));
+            ids.event(r.events.back(), line_no);
             check_event_order(r.events, path, line_no);
+            keep_detail(file, options.event_detail, lines.line_start());
             break;
-        case Section::diagnostic: r.diagnostics.push_back(read_diagnostic(f)); break;
+        case Section::diagnostic:
+            r.diagnostics.push_back(read_diagnostic(f));
+            ids.cta(r.diagnostics.back().cta, "diagnostic", line_no);
+            ids.op(r.diagnostics.back().op, "diagnostic", line_no, true);
+            break;
         case Section::memory:
             r.memory.push_back(read_memory(f, version, path, file.sidecars));
+            if (r.memory.back().space != "global") ids.cta(r.memory.back().cta, "memory", line_no);
             if (!images.insert({r.memory.back().space, r.memory.back().name, r.memory.back().cta}).second)
                 f.fail("memory: the image " + r.memory.back().space + " " + r.memory.back().name + " (cta " +
                        std::to_string(r.memory.back().cta) + ") appears twice");
@@ -470,7 +541,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path) {
     return file;
 }
 
-TraceFile read_trace_file(const std::string& path) {
+TraceFile read_trace_file(const std::string& path, const TraceReadOptions& options) {
     // A regular file only: /dev/zero or a FIFO has no end to read to.
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw TraceError(path, 0, "cannot open trace file");
@@ -480,7 +551,7 @@ TraceFile read_trace_file(const std::string& path) {
                                       std::to_string(kMaxTraceBytes));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TraceError(path, 0, "cannot open trace file");
-    return parse_trace(in, path);
+    return parse_trace(in, path, options);
 }
 
 RunResult read_trace(const std::string& path) { return read_trace_file(path).result; }

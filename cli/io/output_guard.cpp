@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/trace_writer.h"
 
@@ -180,10 +181,32 @@ void add_scenario_inputs(OutputGuard& guard, const std::string& scenario_file, c
     if (text.str().find("kernel") == std::string::npos) return;
     try {
         const Scenario s = load_scenario_file(scenario_file);
-        if (s.is_kernel()) guard.input(s.kernel->resolved_source(scenario_file), "the kernel source of " + scenario_file);
+        if (!s.is_kernel()) return;
+        const std::string source = s.kernel->resolved_source(scenario_file);
+        guard.input(source, "the kernel source of " + scenario_file);
+        if (fs::path(source).extension() != ".cu") return;
+        std::error_code ec;
+        const fs::path folder = fs::path(source).parent_path().empty() ? fs::path(".") : fs::path(source).parent_path();
+        for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+            const std::string ext = it->path().extension().string();
+            if ((ext == ".cuh" || ext == ".h") && it->is_regular_file(ec))
+                guard.input(it->path().string(), "a header beside the kernel source " + source);
+        }
     } catch (const std::exception&) {
         // Not loading is the command's own error to report, with its file:line:col.
     }
+}
+
+void add_arch_inputs(OutputGuard& guard, const std::string& arch) {
+    const std::string dir = model::default_arch_dir();
+    if (!arch.empty()) {
+        guard.input((fs::path(dir) / (arch + ".yaml")).string(), "the --arch config " + arch);
+        return;
+    }
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        if (it->path().extension() == ".yaml" && it->is_regular_file(ec))
+            guard.input(it->path().string(), "a model arch config");
 }
 
 void add_trace_inputs(OutputGuard& guard, const std::string& trace_path, const TraceFile& trace) {

@@ -50,9 +50,15 @@ private:
 // The files behind a command's arguments, for the guard: what a scenario brings in with it,
 // what a trace does, and the files a trace output is.
 
-// The scenario file and, for a kernel scenario that loads, its .cu or .ptx. A scenario that
-// does not load brings only itself: the command will fail on it before writing anything.
+// The scenario file and, for a kernel scenario that loads, its .cu or .ptx and, for a .cu,
+// every header beside it (.cuh, .h: NVRTC includes them from that folder, and their text keys
+// the compile cache, ptx/cuda_source.cpp). A scenario that does not load brings only itself:
+// the command will fail on it before writing anything.
 void add_scenario_inputs(OutputGuard& guard, const std::string& scenario_file, const std::string& what);
+
+// The model arch config a model run reads: `arch` (--arch NAME) in the arch folder, or with no
+// --arch every config there (each scenario picks its default, h100-sxm or b200).
+void add_arch_inputs(OutputGuard& guard, const std::string& arch);
 
 // A trace that was read: the file, every sidecar its memory lines read, and the scenario its
 // header names (relative to the working directory, as report and export read it) with that

@@ -64,7 +64,7 @@ TEST_CASE("malformed scenarios: exit 2, one line, the promised file:line:col and
     }
 }
 
-TEST_CASE("malformed traces: diff and export exit 2 naming the file, the line and the key", "[cli][malformed]") {
+TEST_CASE("malformed traces: diff, export and report exit 2 naming the file, the line and the key", "[cli][malformed]") {
     std::map<std::string, std::pair<std::string, std::string>> expected;  // file -> line, text
     std::ifstream in(std::string(TMASIM_SOURCE_DIR) + "/tests/traces/malformed/EXPECT");
     std::string line;
@@ -87,7 +87,7 @@ TEST_CASE("malformed traces: diff and export exit 2 naming the file, the line an
         const auto& [at, text] = expected.at(name);
         const std::string prefix = "tmasim: error: " + file + ":" + at + ": ";
         for (const std::string& cmd : {"export " + file + " -o " + scratch("out.json"), "diff " + file + " " + good,
-                                        "diff " + good + " " + file}) {
+                                        "diff " + good + " " + file, "report " + file + " -o " + scratch("out.html")}) {
             const auto r = run_cli(cmd);
             INFO(cmd << "\nstderr: " << r.err);
             CHECK(r.code == 2);
