@@ -96,7 +96,7 @@ int run_here(const Sweep& sweep, const SweepArgs& a) {
     {
         // Every file the run writes, before the first is written: the points, their traces, the CSV.
         OutputGuard guard = guard_of(sweep);
-        add_arch_inputs(guard, a.arch);
+        add_arch_inputs(guard, a.run.arch);
         guard.output_folder(a.output, "--output");
         if (!a.output.empty())
             for (const SweepPoint& p : sweep.points) {
