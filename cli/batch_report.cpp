@@ -8,6 +8,7 @@
 
 #include "cli/batch_run.h"
 #include "cli/commands.h"
+#include "cli/doc_paths.h"
 
 namespace tmasim::cli {
 namespace {
@@ -37,7 +38,7 @@ void print_batch_table(const std::vector<BatchRow>& rows, bool diffed, std::ostr
     // A reason that skips many scenarios (no CUDA driver) is given once, then "as above".
     std::set<std::string> skip_reasons;
     for (const BatchRow& r : rows) {
-        std::string why = r.result == "PASS" ? "" : r.why;
+        std::string why = r.result == "PASS" ? "" : cite_docs(r.why);  // an installed copy's path
         if (r.verdict == BatchRow::Verdict::skipped && !why.empty() && !skip_reasons.insert(why).second)
             why = "(as above)";
         out << row_text(r.rel, r.expected, r.got, r.result, fmt::format("{:.2f}s", r.wall_s),

@@ -2,6 +2,7 @@
 // tmasim run DIR_OR_FILES... [--backend model|device (default model)] [-o DIR] [--diff-against DIR]: batch
 // mode (batch_run.h), for a directory, several files, or --diff-against.
 #include <filesystem>
+#include <sstream>
 #include "cli/scenario_load.h"
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/device_child.h"
 #include "cli/diagnostic_lines.h"
+#include "cli/doc_paths.h"
 #include "cli/expectation.h"
 #include "cli/kernel_time.h"
 #include "cli/model_run_flags.h"
@@ -278,9 +280,13 @@ int run_one(RunArgs& a) {
         return code;
     }
     const bool color = stdout_wants_color(parse_color_mode(a.color));
-    const auto headline = [&](const DiagnosticGroup& g) { return diagnostic_headline(scenario, g, color); };
+    const auto headline = [&](const DiagnosticGroup& g) { return cite_docs(diagnostic_headline(scenario, g, color)); };
     if (!a.quiet) {
-        print_summary(result, std::cout, names, a.all_instances, headline);
+        // The summary's diagnostics cite documents by repository path ("[PTX 9.7.13.4;
+        // semantics.md B12]"): an installed tmasim prints its installed copies' paths instead.
+        std::ostringstream summary;
+        print_summary(result, summary, names, a.all_instances, headline);
+        std::cout << (installed_doc_dir().empty() ? summary.str() : cite_docs(summary.str()));
         print_kernel_time(result.provenance, std::cout);
         print_teaching(scenario, result, std::cout);
         std::cout << '\n';
