@@ -63,6 +63,12 @@ inline void check_expr_vars(const Expr& e, const std::vector<std::string>& scope
 
 // Checks of the ops added for clusters, device-modified tensor maps and wgmma
 // (validator_async_ops.cpp); each returns at once for other ops.
+// validator_copy_ops.cpp: a tensor copy's map and buffer, gather4/scatter4's rows, a
+// reduction's element type, an op newer than the scenario's arch.
+void check_tma_copy_static(const Scenario& sc, const Op& op);
+void check_gather4_static(const Scenario& sc, const Op& op);
+void check_reduce_type(const Scenario& sc, const Op& op);
+void check_op_arch(const Scenario& sc, const Op& op);
 void check_cluster_op(const Scenario& sc, const Op& op);
 void check_tensormap_op(const Scenario& sc, const Op& op);
 void check_wgmma_op(const Scenario& sc, const Op& op);

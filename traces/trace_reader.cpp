@@ -12,6 +12,7 @@
 
 #include "scenarios/values.h"
 #include "traces/event_line_reader.h"
+#include "traces/trace_line_source.h"
 #include "traces/trace_limits.h"
 #include "traces/trace_writer.h"
 
@@ -312,90 +313,6 @@ std::optional<std::vector<uint8_t>> from_hex(const std::string& hex) {
     return out;
 }
 
-namespace {
-
-// Lines of a trace, at most kMaxTraceLineBytes each and kMaxTraceBytes in all: a file with
-// no newline is not read to its end. Reads 1 MB blocks and looks for each newline with
-// memchr: a character at a time through the stream buffer was a sixth of a full-chip diff.
-class LineReader {
-public:
-    LineReader(std::istream& in, const std::string& path) : in_(in), path_(path), block_(size_t(1) << 20) {}
-
-    // The next line without its newline; false at the end (a last line without a newline
-    // is a line).
-    bool next(std::string& line, int line_no) {
-        line.clear();
-        start_ = total_;
-        size_t length = 0;
-        for (;;) {
-            if (at_ == end_ && !refill()) return !line.empty();
-            const char* first = block_.data() + at_;
-            const char* newline = static_cast<const char*>(std::memchr(first, '\n', end_ - at_));
-            const size_t segment = newline ? static_cast<size_t>(newline - first) : end_ - at_;
-            const size_t taken = segment + (newline ? 1 : 0);
-            // The checks of a character at a time, in its order: the total counts every
-            // byte (the newline too) and comes first; the length counts the line's own.
-            const size_t total_fails_at = kMaxTraceBytes - total_ + 1;  // 1-based, in this piece
-            const size_t length_fails_at = kMaxTraceLineBytes - length + 1;
-            const bool total_fails = total_fails_at <= taken;
-            const bool length_fails = length_fails_at <= segment;
-            if (total_fails && (!length_fails || total_fails_at <= length_fails_at))
-                throw TraceError(path_, line_no, "the trace is larger than " + std::to_string(kMaxTraceBytes) +
-                                                     " bytes; allowed: at most that");
-            if (length_fails)
-                throw TraceError(path_, line_no, "a line longer than " + std::to_string(kMaxTraceLineBytes) +
-                                                     " bytes; allowed: at most that");
-            line.append(first, segment);
-            length += segment;
-            total_ += taken;
-            at_ += taken;
-            if (newline) return true;
-        }
-    }
-
-    // The byte offset of the line next() returned last.
-    uint64_t line_start() const { return start_; }
-
-private:
-    bool refill() {
-        if (eof_) return false;
-        in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
-        at_ = 0;
-        end_ = static_cast<size_t>(in_.gcount());
-        if (end_ < block_.size()) eof_ = true;
-        return end_ > 0;
-    }
-
-    std::istream& in_;
-    const std::string& path_;
-    std::vector<char> block_;
-    size_t at_ = 0, end_ = 0, total_ = 0, start_ = 0;
-    bool eof_ = false;
-};
-
-}  // namespace
-
-// Parses one line's JSON, refusing an object that names a key twice (nlohmann keeps the last in
-// silence: a trace whose "outcome" says ok and then hang would read as hang). A line the parser
-// rejects comes back discarded, as without the check.
-Json parse_line(const std::string& line, const std::string& path, int line_no) {
-    std::vector<std::set<std::string>> keys;  // one per open object
-    std::string duplicate;
-    Json j = Json::parse(
-        line,
-        [&](int, Json::parse_event_t event, Json& parsed) {
-            if (event == Json::parse_event_t::object_start) keys.emplace_back();
-            else if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-            else if (event == Json::parse_event_t::key && !keys.empty() && duplicate.empty() &&
-                     !keys.back().insert(parsed.get<std::string>()).second)
-                duplicate = parsed.get<std::string>();
-            return true;
-        },
-        false);
-    if (!duplicate.empty() && !j.is_discarded())
-        throw TraceError(path, line_no, "the key '" + duplicate + "' appears twice in one object");
-    return j;
-}
 
 // Two events out of trace order, or an image named twice: a trace the writer did not write.
 void check_event_order(const std::vector<TraceEvent>& events, const std::string& path, int line_no) {
@@ -463,7 +380,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path, const TraceRead
     bool saw_outcome = false;
     int version = kTraceVersion;
     int line_no = 0;
-    LineReader lines(in, path);
+    TraceLineReader lines(in, path);
     std::string line, fast_name;
     std::set<std::tuple<std::string, std::string, int>> images;  // (space, name, cta) read so far
     while (lines.next(line, line_no + 1)) {
@@ -484,7 +401,7 @@ TraceFile parse_trace(std::istream& in, const std::string& path, const TraceRead
                 continue;
             }
         }
-        Json j = parse_line(line, path, line_no);
+        Json j = parse_trace_line(line, path, line_no);
         if (j.is_discarded()) throw TraceError(path, line_no, "invalid JSON (truncated or corrupt line)");
         if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
             throw TraceError(path, line_no, "expected a JSON object with a string 'type'");
