@@ -77,7 +77,7 @@ TEST_CASE("a run past 5 s shows its progress on a terminal", "[cli][limits]") {
     CHECK_THAT(screen, Catch::Contains("\r\033[Ktmasim: error: " + path + ": the model run took more than 7 s"));
 }
 
-TEST_CASE("--progress prints progress lines when stderr is no terminal", "[cli][limits]") {
+TEST_CASE("run --progress prints progress lines when stderr is no terminal", "[cli][limits]") {
     const std::string path = long_compute(1);
     const auto r = run_cli("run '" + path + "' --backend model -q --progress --time-limit 6");
     CHECK(r.code == 2);
