@@ -99,30 +99,6 @@ std::string grid_text(const std::vector<std::string>& cells, const std::vector<i
     return out.str();
 }
 
-// Each element's owners "T<thread>:<register>", broadcast copies joined by '|' (what
-// scenarios/linear_layout.h's ownership_map prints, as cells that grid_text can band).
-std::vector<std::string> owner_cells(const LinearLayout& l) {
-    if (l.shape.empty() || l.shape.size() > 2)
-        throw std::invalid_argument("ownership maps are printed for 1-D and 2-D tiles");
-    int64_t n = 1;
-    for (int64_t s : l.shape) n *= s;
-    std::vector<std::vector<std::string>> owners(static_cast<size_t>(n));
-    size_t widest = 0;
-    for (int64_t w = 0; w < l.num_warps(); ++w)
-        for (int64_t ln = 0; ln < l.num_lanes(); ++ln)
-            for (int64_t r = 0; r < l.num_regs(); ++r) {
-                std::string o = "T" + std::to_string(w * l.num_lanes() + ln) + ":" + std::to_string(r);
-                widest = std::max(widest, o.size());
-                owners[size_t(l.flat(l.element(r, ln, w)))].push_back(o);
-            }
-    std::vector<std::string> cells;
-    for (const auto& of : owners) {
-        std::string c;
-        for (const std::string& o : of) c += (c.empty() ? "" : "|") + std::string(widest - o.size(), ' ') + o;
-        cells.push_back(c);
-    }
-    return cells;
-}
 
 // What the lines and cells of a map are, for its legend.
 std::string tile_words(const std::vector<int64_t>& shape, const MapForm& form) {
@@ -139,7 +115,7 @@ std::string legend(const std::string& text) { return "\nlegend: " + wrap_text(te
 
 std::string ownership_text(const LinearLayout& l) {
     MapForm form;
-    const std::string map = grid_text(owner_cells(l), l.shape, form);
+    const std::string map = grid_text(ownership_cells(l), l.shape, form);
     return map + legend(tile_words(l.shape, form) + ". T<t>:<r> = thread t (warp t/32, lane t%32) holds the "
                                                       "element in its register r; A|B = the element is broadcast: A "
                                                       "and B each hold a copy.");

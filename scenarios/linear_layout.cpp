@@ -179,7 +179,7 @@ LinearLayout to_linear(const RegLayoutSpec& spec, const std::vector<int64_t>& sh
     return {};
 }
 
-std::string ownership_map(const LinearLayout& l) {
+std::vector<std::string> ownership_cells(const LinearLayout& l) {
     if (l.shape.size() < 1 || l.shape.size() > 2)
         throw std::invalid_argument("ownership maps are printed for 1-D and 2-D tiles");
     int64_t n = 1;
@@ -193,11 +193,19 @@ std::string ownership_map(const LinearLayout& l) {
                 widest = std::max(widest, o.size());
                 owners[size_t(l.flat(l.element(r, ln, w)))].push_back(o);
             }
-    auto cell = [&](int64_t e) {
+    std::vector<std::string> cells;
+    for (const auto& of : owners) {
         std::string c;
-        for (const std::string& o : owners[size_t(e)]) c += (c.empty() ? "" : "|") + std::string(widest - o.size(), ' ') + o;
-        return c;
-    };
+        for (const std::string& o : of) c += (c.empty() ? "" : "|") + std::string(widest - o.size(), ' ') + o;
+        cells.push_back(c);
+    }
+    return cells;
+}
+
+std::string ownership_map(const LinearLayout& l) {
+    const std::vector<std::string> cells = ownership_cells(l);
+    const int64_t n = static_cast<int64_t>(cells.size());
+    auto cell = [&](int64_t e) { return cells[size_t(e)]; };
     std::ostringstream out;
     if (l.shape.size() == 1) {
         for (int64_t e = 0; e < n; ++e) out << (e == 0 ? "[" : " ") << cell(e) << (e + 1 == n ? "]" : ",") << '\n';

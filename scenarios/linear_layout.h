@@ -65,6 +65,8 @@ LinearLayout to_linear(const RegLayoutSpec& spec, const std::vector<int64_t>& sh
 // element, its owners "T<thread>:<register>" joined by '|', each right-aligned to the
 // widest owner; rows of a 2-D tile one per line, a 1-D tile one element per line.
 std::string ownership_map(const LinearLayout& l);
+// The same map's cells, one per element in row-major order (`tmasim layout` bands them).
+std::vector<std::string> ownership_cells(const LinearLayout& l);
 // The bases, as Gluon's DistributedLinearLayout spells them.
 std::string linear_text(const LinearLayout& l);
 

@@ -17,6 +17,41 @@ Stdlib only.
 import argparse, os, random
 
 
+def ring_program(stages, tiles, nbytes, load):
+    """The stream's program: init each stage's barrier, fill the ring, then per tile wait, release
+    (a sync) and refill, then drain. `load(stage, tile)` is the load op without its closing brace
+    (the refill adds a label)."""
+    d = tiles - stages
+    return f"""program:
+  - op: loop
+    var: s
+    count: {stages}
+    body:
+      - {{op: mbarrier.init, barrier: "full[s]", count: 1, by: thread0}}
+  - {{op: sync}}
+  - op: loop
+    var: s
+    count: {stages}
+    body:
+      - {{op: mbarrier.arrive_expect_tx, barrier: "full[s]", bytes: {nbytes}, by: elected}}
+      - {load("s", "s")}}}
+  - op: loop
+    var: t
+    count: {d}
+    body:
+      - {{op: mbarrier.wait, barrier: "full[t%{stages}]", parity: "(t/{stages})%2", label: wait}}
+      - {{op: sync, label: release}}
+      - {{op: mbarrier.arrive_expect_tx, barrier: "full[t%{stages}]", bytes: {nbytes}, by: elected}}
+      - {load(f"t%{stages}", f"(t+{stages})")}, label: refill}}
+  - op: loop
+    var: d
+    count: {stages}
+    body:
+      - {{op: mbarrier.wait, barrier: "full[(d+{d})%{stages}]", parity: "((d+{d})/{stages})%2", label: drain}}
+      - {{op: sync}}
+"""
+
+
 def tma_stream(rng):
     stages = rng.choice([2, 3, 4])
     box = rng.choice([16, 32, 64])
@@ -39,34 +74,8 @@ shared:
   stage: {{type: f32, shape: [{box}, 32], align: 1024, array: {stages}}}
 barriers:
   full: {{array: {stages}}}
-program:
-  - op: loop
-    var: s
-    count: {stages}
-    body:
-      - {{op: mbarrier.init, barrier: "full[s]", count: 1, by: thread0}}
-  - {{op: sync}}
-  - op: loop
-    var: s
-    count: {stages}
-    body:
-      - {{op: mbarrier.arrive_expect_tx, barrier: "full[s]", bytes: {bytes_}, by: elected}}
-      - {{op: tma.load, map: tile_map, coords: ["cta*{tiles * box} + s*{box}", 0], dst: "stage[s]", barrier: "full[s]", by: elected}}
-  - op: loop
-    var: t
-    count: {tiles - stages}
-    body:
-      - {{op: mbarrier.wait, barrier: "full[t%{stages}]", parity: "(t/{stages})%2", label: wait}}
-      - {{op: sync, label: release}}
-      - {{op: mbarrier.arrive_expect_tx, barrier: "full[t%{stages}]", bytes: {bytes_}, by: elected}}
-      - {{op: tma.load, map: tile_map, coords: ["cta*{tiles * box} + (t+{stages})*{box}", 0], dst: "stage[t%{stages}]", barrier: "full[t%{stages}]", by: elected, label: refill}}
-  - op: loop
-    var: d
-    count: {stages}
-    body:
-      - {{op: mbarrier.wait, barrier: "full[(d+{tiles - stages})%{stages}]", parity: "((d+{tiles - stages})/{stages})%2", label: drain}}
-      - {{op: sync}}
-"""
+"""+ ring_program(stages, tiles, bytes_,
+                         lambda stage, tile: f'{{op: tma.load, map: tile_map, coords: ["cta*{tiles * box} + {tile}*{box}", 0], dst: "stage[{stage}]", barrier: "full[{stage}]", by: elected')
     return p, body
 
 
@@ -89,34 +98,8 @@ shared:
   stage: {{type: f32, shape: [{words}], align: 128, array: {stages}}}
 barriers:
   full: {{array: {stages}}}
-program:
-  - op: loop
-    var: s
-    count: {stages}
-    body:
-      - {{op: mbarrier.init, barrier: "full[s]", count: 1, by: thread0}}
-  - {{op: sync}}
-  - op: loop
-    var: s
-    count: {stages}
-    body:
-      - {{op: mbarrier.arrive_expect_tx, barrier: "full[s]", bytes: {size}, by: elected}}
-      - {{op: bulk.load, global: src, offset: "cta*{tiles * words} + s*{words}", bytes: {size}, dst: "stage[s]", barrier: "full[s]", by: elected}}
-  - op: loop
-    var: t
-    count: {tiles - stages}
-    body:
-      - {{op: mbarrier.wait, barrier: "full[t%{stages}]", parity: "(t/{stages})%2", label: wait}}
-      - {{op: sync, label: release}}
-      - {{op: mbarrier.arrive_expect_tx, barrier: "full[t%{stages}]", bytes: {size}, by: elected}}
-      - {{op: bulk.load, global: src, offset: "cta*{tiles * words} + (t+{stages})*{words}", bytes: {size}, dst: "stage[t%{stages}]", barrier: "full[t%{stages}]", by: elected, label: refill}}
-  - op: loop
-    var: d
-    count: {stages}
-    body:
-      - {{op: mbarrier.wait, barrier: "full[(d+{tiles - stages})%{stages}]", parity: "((d+{tiles - stages})/{stages})%2", label: drain}}
-      - {{op: sync}}
-"""
+"""+ ring_program(stages, tiles, size,
+                         lambda stage, tile: f'{{op: bulk.load, global: src, offset: "cta*{tiles * words} + {tile}*{words}", bytes: {size}, dst: "stage[{stage}]", barrier: "full[{stage}]", by: elected')
     return p, body
 
 
