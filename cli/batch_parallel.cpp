@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <sstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -103,7 +105,7 @@ bool write_all(int fd, const char* data, size_t size) {
 }
 
 Worker start_worker(const std::vector<BatchInput>& inputs, const BatchOptions& options,
-                    const std::vector<Worker>& others) {
+                    const std::vector<Worker>& others, size_t slot) {
     int down[2], up[2];
     if (::pipe(down) != 0 || ::pipe(up) != 0) throw std::runtime_error(std::string("-j: pipe: ") + std::strerror(errno));
     // A child inherits unflushed output; flushing first keeps it from printing twice.
@@ -120,6 +122,9 @@ Worker start_worker(const std::vector<BatchInput>& inputs, const BatchOptions& o
             ::close(w.to_worker);
             ::close(w.from_worker);
         }
+        // A device batch: worker `slot` owns one GPU, its runs (and their children) see only it.
+        if (!options.worker_gpus.empty())
+            ::setenv("CUDA_VISIBLE_DEVICES", options.worker_gpus[slot % options.worker_gpus.size()].c_str(), 1);
         worker_loop(down[0], up[1], inputs, options);
     }
     ::close(down[0]);
@@ -214,7 +219,7 @@ std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const Batc
     auto keep_busy = [&](size_t k) {
         while (next < inputs.size()) {
             const size_t index = dispatch[next++];
-            if (workers[k].pid < 0) workers[k] = start_worker(inputs, options, workers);
+            if (workers[k].pid < 0) workers[k] = start_worker(inputs, options, workers, k);
             if (give(workers[k], index)) return;
             rows[index] = lost_row(inputs[index], death_of(workers[k]));
             have[index] = true;
@@ -223,7 +228,7 @@ std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const Batc
     };
     const size_t count = std::min(static_cast<size_t>(jobs), inputs.size());
     for (size_t k = 0; k < count; ++k) {
-        workers.push_back(start_worker(inputs, options, workers));
+        workers.push_back(start_worker(inputs, options, workers, k));
         keep_busy(k);
     }
     while (reported < inputs.size()) {
@@ -271,6 +276,24 @@ std::vector<BatchRow> run_rows(const std::vector<BatchInput>& inputs, const Batc
         death_of(w);
     }
     return rows;
+}
+
+std::vector<std::string> visible_gpus(const char* cuda_visible_devices, const std::string& driver_gpus_dir) {
+    std::vector<std::string> gpus;
+    if (cuda_visible_devices) {
+        std::string entry;
+        std::istringstream list(cuda_visible_devices);
+        while (std::getline(list, entry, ','))
+            if (!entry.empty()) gpus.push_back(entry);
+        return gpus;
+    }
+    std::error_code ec;
+    size_t count = 0;
+    for (auto it = std::filesystem::directory_iterator(driver_gpus_dir, ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec))
+        if (it->is_directory(ec)) ++count;
+    for (size_t i = 0; i < count; ++i) gpus.push_back(std::to_string(i));
+    return gpus;
 }
 
 }  // namespace tmasim::cli

@@ -29,4 +29,11 @@ std::vector<size_t> longest_first(const std::vector<BatchInput>& inputs);
 // All cores this process may use (at least 1): the default of -j.
 int default_jobs();
 
+// The GPUs a device batch's workers may each take, as CUDA_VISIBLE_DEVICES entries: that
+// variable's own list where it is set (empty entries dropped), else one index per GPU the
+// NVIDIA driver lists under `driver_gpus_dir` (Linux: /proc/driver/nvidia/gpus), read without
+// initialising CUDA, which a process that forks must not. Empty: none seen.
+std::vector<std::string> visible_gpus(const char* cuda_visible_devices,
+                                      const std::string& driver_gpus_dir = "/proc/driver/nvidia/gpus");
+
 }  // namespace tmasim::cli

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -21,7 +22,7 @@
 #include "cli/io/printable.h"
 #include "cli/run_json.h"
 #include "cli/sanitize_run.h"
-#include "device/device_unavailable.h"
+#include "device/launch/device_unavailable.h"
 #include "scenarios/loader.h"
 #include "traces/trace_diff.h"
 #include "traces/trace_reader.h"
@@ -272,9 +273,19 @@ int run_batch(const std::vector<BatchInput>& inputs, const BatchOptions& o) {
     // With --json, stdout holds the document alone; progress goes to stderr.
     std::ostream& progress = o.json ? std::cerr : std::cout;
     std::set<std::string> skip_reasons_shown;
-    // The device's timings would suffer from runs sharing its GPU: there -j is 1.
-    const int jobs = o.backend == "device" ? 1 : o.jobs;
-    const std::vector<BatchRow> rows = run_rows(inputs, o, jobs, [&](size_t i, const BatchRow& r) {
+    // The device's timings would suffer from runs sharing a GPU: -j spreads a device batch over
+    // the visible GPUs, one worker on each, never more workers than GPUs.
+    BatchOptions spread = o;
+    int jobs = o.jobs;
+    if (o.backend == "device") {
+        const std::vector<std::string> gpus = visible_gpus(std::getenv("CUDA_VISIBLE_DEVICES"));
+        jobs = std::max(1, std::min(o.jobs, static_cast<int>(gpus.size())));
+        if (jobs > 1) spread.worker_gpus.assign(gpus.begin(), gpus.begin() + jobs);
+        if (o.jobs > jobs && !o.quiet)
+            progress << fmt::format("-j {}: {} GPU{} visible, one worker per GPU: {} worker{}\n", o.jobs, gpus.size(),
+                                    gpus.size() == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
+    }
+    const std::vector<BatchRow> rows = run_rows(inputs, spread, jobs, [&](size_t i, const BatchRow& r) {
         if (o.quiet) return;
         progress << fmt::format("[{}/{}] {}: {} {} ({:.2f} s)\n", i + 1, inputs.size(), r.rel, r.got, r.result,
                                 r.wall_s);

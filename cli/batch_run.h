@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "device/run_device.h"
+#include "device/run/run_device.h"
 #include "model/run/run_model.h"
 #include "traces/sanitizer_verdicts.h"
 #include "traces/trace_writer.h"
@@ -32,6 +32,8 @@ struct BatchOptions {
     std::string diff_dir;    // "": no diff
     ModelOptions model;
     DeviceOptions device;
+    // Device batch with -j: the GPU of each worker (CUDA_VISIBLE_DEVICES), one worker per GPU.
+    std::vector<std::string> worker_gpus;
     bool quiet = false;      // no progress lines, only the table
     bool json = false;       // stdout: one JSON document (run_json.h); progress lines go to stderr
     std::string sanitize;    // device: the compute-sanitizer tool each run goes under ("": none)

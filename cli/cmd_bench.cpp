@@ -1,15 +1,15 @@
 // tmasim bench executor-overhead: the device executor's kernels against hand-written ones
-// (device/bench_executor.h). Exit 0 when every judged row meets the issue-9 targets, 1 when
+// (device/bench/bench_executor.h). Exit 0 when every judged row meets the issue-9 targets, 1 when
 // one misses, 2 when it could not run (no GPU).
 // tmasim bench kernel-overhead: real kernels of the catalog against their timing rewrites
-// (device/kernel_bench.h). Exit 0 when every row's rewritten(none)/untouched is at most
+// (device/bench/kernel_bench.h). Exit 0 when every row's rewritten(none)/untouched is at most
 // 1.05, 1 when one is not, 2 when it could not run.
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "device/bench_executor.h"
-#include "device/kernel_bench.h"
+#include "device/bench/bench_executor.h"
+#include "device/bench/kernel_bench.h"
 
 namespace tmasim::cli {
 

@@ -8,9 +8,9 @@
 #include "cli/commands.h"
 #include "cli/io/atomic_output.h"
 #include "cli/io/output_guard.h"
-#include "device/codegen.h"
-#include "device/nvrtc_compiler.h"
-#include "device/run_device.h"
+#include "device/emit/codegen.h"
+#include "device/launch/nvrtc_compiler.h"
+#include "device/run/run_device.h"
 #include "scenarios/loader.h"
 
 namespace tmasim::cli {

@@ -27,7 +27,7 @@
 #include "cli/sanitize_run.h"
 #include "cli/teaching.h"
 #include "cli/term_color.h"
-#include "device/device_unavailable.h"
+#include "device/launch/device_unavailable.h"
 #include "model/run/run_model.h"
 #include "scenarios/loader.h"
 #include "traces/diagnostic_groups.h"
@@ -144,7 +144,8 @@ int run_many(const RunArgs& a) {
     o.trace_write = trace_write_options(a);
     o.quiet = a.quiet;
     o.json = a.json;
-    o.jobs = a.jobs > 0 ? a.jobs : default_jobs();
+    // A device batch runs on one GPU unless -j asks for more (one worker per GPU, batch_run.cpp).
+    o.jobs = a.jobs > 0 ? a.jobs : (o.backend == "device" ? 1 : default_jobs());
     if (!o.diff_dir.empty() && !std::filesystem::is_directory(o.diff_dir))
         throw std::invalid_argument("--diff-against " + o.diff_dir + ": not a directory");
     return run_batch(collect_scenarios(a.paths), o);
@@ -386,8 +387,9 @@ void add_run_command(CLI::App& app, Action& action) {
                   "another, which the model otherwise simulates one after another (model/run/cta_schedule.h): "
                   "the same trace, slower at many CTAs");
     sub->add_option("--jobs,-j", a->jobs,
-                    "Batch mode, model: run this many scenarios at once, each in its own process; 0 (default): "
-                    "one per core. Rows and progress lines keep the -j 1 order")
+                    "Batch mode: run this many scenarios at once, each in its own process; 0 (default): one per "
+                    "core on the model, one GPU on the device; on the device at most one per visible GPU "
+                    "(CUDA_VISIBLE_DEVICES). Rows and progress lines keep the -j 1 order")
         ->check(CLI::NonNegativeNumber);
     sub->add_flag("--quiet,-q", a->quiet, "Print nothing unless the expectation fails");
     sub->add_flag("--all-instances", a->all_instances,

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "device/device_unavailable.h"
+#include "device/launch/device_unavailable.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 

@@ -4,7 +4,7 @@
 // the CLI alive to report it, and gives every run a fresh GPU context.
 #include <string>
 
-#include "device/run_device.h"
+#include "device/run/run_device.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "device/kernel_abi.h"
+#include "device/emit/kernel_abi.h"
 
 namespace tmasim::cli {
 namespace fs = std::filesystem;

@@ -20,10 +20,10 @@
 #include <fmt/format.h>
 
 #include "cli/device_child.h"
-#include "device/codegen.h"
-#include "device/device_unavailable.h"
-#include "device/sanitizer_ops.h"
-#include "device/sanitizer_report.h"
+#include "device/emit/codegen.h"
+#include "device/launch/device_unavailable.h"
+#include "device/sanitizer/sanitizer_ops.h"
+#include "device/sanitizer/sanitizer_report.h"
 #include "model/run/run_model.h"
 #include "ptx/kernel_binding.h"
 #include "traces/sanitizer_verdicts.h"

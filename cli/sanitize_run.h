@@ -4,13 +4,13 @@
 // `compute-sanitizer --tool TOOL ... tmasim run FILE --backend device --no-isolation
 // --line-info` (the kernel compiled with NVRTC -lineinfo, so every report names a line of
 // the generated source), reads the trace that run wrote and the tool's text report, and
-// adds one diagnostic per finding, naming the scenario ops involved (device/sanitizer_ops.h).
+// adds one diagnostic per finding, naming the scenario ops involved (device/sanitizer/sanitizer_ops.h).
 // The provenance's `extra` gets `sanitizer` (the tool) and `sanitizer_findings`; a run that
 // ended ok with findings gets their outcome (hazard; fault for memcheck's invalid accesses).
 #include <string>
 #include <vector>
 
-#include "device/run_device.h"
+#include "device/run/run_device.h"
 #include "scenarios/ir.h"
 #include "scenarios/run_result.h"
 

@@ -7,7 +7,7 @@
 // A row: X(enum name, YAML spelling, family, keys besides op/by/label, flags, minimum SM).
 // The rows' order is the order of "allowed: ..." in messages. A row's keys are read and
 // checked by its family's reader (scenarios/op_loader.cpp); the backends dispatch on the
-// family with one switch each (model/sm/warp_process.cpp, device/kernel_writer_ops.cpp).
+// family with one switch each (model/sm/warp_process.cpp, device/emit/kernel_writer_ops.cpp).
 #define TMASIM_OP_TABLE(X)                                                                                  \
     X(mbarrier_init, "mbarrier.init", barrier, "barrier, count", kNone, 90)                                  \
     X(mbarrier_inval, "mbarrier.inval", barrier, "barrier", kNone, 90)                                       \

@@ -6,7 +6,7 @@
 // no wait, docs/semantics.md H41), and one at an op the model's run never got to run in full
 // (the model's run stopped, a hang or fault, first). A device run made with `--sanitize TOOL` says so in its provenance (`extra`
 // key `sanitizer`) and carries the tool's findings as diagnostics `sanitizer.<tool>.<kind>`
-// whose detail `ops` lists the ops of every access (device/sanitizer_ops.h).
+// whose detail `ops` lists the ops of every access (device/sanitizer/sanitizer_ops.h).
 #include <string>
 #include <vector>
 

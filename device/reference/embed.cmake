@@ -2,7 +2,7 @@
 # benchmark's NVRTC compiles (reference_sources.h). Run by CMake at build time.
 file(GLOB files RELATIVE ${DIR} ${DIR}/*.cu ${DIR}/*.cuh)
 list(SORT files)
-set(body "// Generated from device/reference by embed.cmake.\n#include \"device/reference_sources.h\"\n\nnamespace tmasim::device {\n\nconst std::vector<ReferenceSource>& reference_sources() {\n    static const std::vector<ReferenceSource> all = {\n")
+set(body "// Generated from device/reference by embed.cmake.\n#include \"device/bench/reference_sources.h\"\n\nnamespace tmasim::device {\n\nconst std::vector<ReferenceSource>& reference_sources() {\n    static const std::vector<ReferenceSource> all = {\n")
 foreach(f ${files})
   file(READ ${DIR}/${f} text)
   string(APPEND body "        {\"${f}\", R\"tmasimref(${text})tmasimref\"},\n")

@@ -2,11 +2,11 @@
 // CUDA-free parts (codegen, PTX wrappers) are built as usual; what needs NVRTC or the
 // driver says it was not built, as DeviceUnavailable, so `run --backend device` exits 2
 // with that sentence and a batch skips its device runs with it.
-#include "device/bench_executor.h"
-#include "device/device_unavailable.h"
-#include "device/kernel_bench.h"
-#include "device/nvrtc_compiler.h"
-#include "device/run_device.h"
+#include "device/bench/bench_executor.h"
+#include "device/launch/device_unavailable.h"
+#include "device/bench/kernel_bench.h"
+#include "device/launch/nvrtc_compiler.h"
+#include "device/run/run_device.h"
 
 namespace tmasim {
 namespace {

@@ -9,7 +9,7 @@ enum class L2AtLaunch {
     // shares (a launch after other work evicted its tensors).
     cold,
     // The device executor's launch: it copies every global tensor in from the host just
-    // before (device/gpu_session.cpp), which leaves them in L2 where they fit together. A
+    // before (device/launch/gpu_session.cpp), which leaves them in L2 where they fit together. A
     // line's first touch still pays the cold latency (tma_latency_hbm_cycles and the like:
     // bulk_load_latency's first pass, 596 cycles for 4 KiB against 418 when read again), but
     // the bytes stream at L2's rate, not through the SM's HBM share (bench/tma_stream: 128

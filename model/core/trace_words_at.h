@@ -1,6 +1,6 @@
 #pragma once
 // Where the traced kernel keeps its clock words, which decides what holds a timed barrier's end
-// clock until the barrier releases (device/kernel_writer_trace.cpp, hold_clock_after_barrier):
+// clock until the barrier releases (device/emit/kernel_writer_trace.cpp, hold_clock_after_barrier):
 // words in shared memory are stored there, and that store waits for the release, paying
 // trace_sync_hold_cycles more (traces/analysis/sync_holds.py: store-held syncs release ~71
 // cycles after the last arrival); words in global memory leave a __syncwarp, which costs

@@ -240,7 +240,7 @@ void WarpProcess::wait_phase(const Op& op, const std::vector<int>& lanes, const 
 
 // The barrier's own release, plus, in a traced kernel whose tracer times this barrier and keeps
 // its clock words in shared memory, the hold of the words' store that keeps its end clock from
-// being read before the release (device/kernel_writer_trace.cpp; with the words in global
+// being read before the release (device/emit/kernel_writer_trace.cpp; with the words in global
 // memory a __syncwarp holds it, at no cost past the release): the untraced kernel's barrier
 // lets the warp run ahead.
 double WarpProcess::sync_release_cycles(const Op& op) const {

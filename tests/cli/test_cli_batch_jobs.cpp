@@ -72,3 +72,18 @@ TEST_CASE("run -j hands out the largest scenarios first, by the model's work est
     CHECK(order[2] == 3);
     CHECK(order[3] == 1);  // a file that does not load counts as no work
 }
+
+TEST_CASE("a device batch's workers take the GPUs CUDA_VISIBLE_DEVICES lists, else those the driver lists",
+          "[cli][batch]") {
+    using tmasim::cli::visible_gpus;
+    const auto dir = std::filesystem::temp_directory_path() / "tmasim_visible_gpus";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "0000:19:00.0");
+    std::filesystem::create_directories(dir / "0000:3b:00.0");
+    CHECK(visible_gpus(nullptr, dir.string()) == std::vector<std::string>{"0", "1"});
+    CHECK(visible_gpus("3,1", dir.string()) == std::vector<std::string>{"3", "1"});
+    CHECK(visible_gpus("GPU-5c2a,,", dir.string()) == std::vector<std::string>{"GPU-5c2a"});
+    CHECK(visible_gpus("", dir.string()).empty());  // CUDA's own reading: no GPU visible
+    CHECK(visible_gpus(nullptr, (dir / "absent").string()).empty());
+    std::filesystem::remove_all(dir);
+}

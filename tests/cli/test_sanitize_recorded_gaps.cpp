@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "cli/sanitize_run.h"
-#include "device/codegen.h"
-#include "device/sanitizer_ops.h"
-#include "device/sanitizer_report.h"
+#include "device/emit/codegen.h"
+#include "device/sanitizer/sanitizer_ops.h"
+#include "device/sanitizer/sanitizer_report.h"
 #include "scenarios/loader.h"
 #include "traces/sanitizer_verdicts.h"
 

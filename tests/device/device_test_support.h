@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "device/nvrtc_compiler.h"
+#include "device/launch/nvrtc_compiler.h"
 
 namespace tmasim::device::test {
 

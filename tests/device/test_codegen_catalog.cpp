@@ -2,7 +2,7 @@
 // source never contains text copied from the YAML.
 #include <catch2/catch.hpp>
 
-#include "device/codegen.h"
+#include "device/emit/codegen.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

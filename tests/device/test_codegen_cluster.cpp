@@ -4,9 +4,9 @@
 // never return. Every kernel here also goes through NVRTC for sm_90a and sm_100a.
 #include <catch2/catch.hpp>
 
-#include "device/codegen.h"
-#include "device/trace_plan.h"
-#include "device/trace_records.h"
+#include "device/emit/codegen.h"
+#include "device/emit/trace_plan.h"
+#include "device/launch/trace_records.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

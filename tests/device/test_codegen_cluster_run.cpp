@@ -4,8 +4,8 @@
 // global memory modified on the device and used by TMA.
 #include <catch2/catch.hpp>
 
-#include "device/cuda_driver.h"
-#include "device/run_device.h"
+#include "device/launch/cuda_driver.h"
+#include "device/run/run_device.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"

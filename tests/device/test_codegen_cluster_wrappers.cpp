@@ -9,9 +9,9 @@
 #include <regex>
 #include <set>
 
-#include "device/float_bits.h"
-#include "device/kernel_abi.h"
-#include "device/ptx_wrappers.h"
+#include "device/emit/float_bits.h"
+#include "device/emit/kernel_abi.h"
+#include "device/ptx_wrappers/ptx_wrappers.h"
 #include "device_test_support.h"
 
 using namespace tmasim;

@@ -2,7 +2,7 @@
 // barriers, loop-dependent expressions, float compute, selectors.
 #include <catch2/catch.hpp>
 
-#include "device/codegen.h"
+#include "device/emit/codegen.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

@@ -1,13 +1,13 @@
 // An elected producer run (arrive_expect_tx, then its copy) is written as guarded PTX, not as
-// a branch (device/ptx_wrappers_guarded.cpp): where every op has a guarded form and no operand
+// a branch (device/ptx_wrappers/ptx_wrappers_guarded.cpp): where every op has a guarded form and no operand
 // could trap on a lane that does not issue. Else the branch stays.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
-#include "device/codegen.h"
-#include "device/kernel_abi.h"
-#include "device/ptx_wrappers.h"
+#include "device/emit/codegen.h"
+#include "device/emit/kernel_abi.h"
+#include "device/ptx_wrappers/ptx_wrappers.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

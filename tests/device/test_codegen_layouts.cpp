@@ -9,7 +9,7 @@
 
 #include <regex>
 
-#include "device/codegen.h"
+#include "device/emit/codegen.h"
 #include "device_test_support.h"
 #include "scenarios/layout_ops.h"
 #include "scenarios/loader.h"

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <set>
 
-#include "device/codegen.h"
-#include "device/trace_records.h"
+#include "device/emit/codegen.h"
+#include "device/launch/trace_records.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

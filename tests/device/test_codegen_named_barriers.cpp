@@ -6,7 +6,7 @@
 
 #include "catalog_support.h"
 
-#include "device/codegen.h"
+#include "device/emit/codegen.h"
 #include "device_test_support.h"
 
 using namespace tmasim;

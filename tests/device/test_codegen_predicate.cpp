@@ -2,7 +2,7 @@
 // branch, the lowest selected lane records, and compute shares elements by rank.
 #include <catch2/catch.hpp>
 
-#include "device/codegen.h"
+#include "device/emit/codegen.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "device/codegen.h"
-#include "device/snapshot_plan.h"
+#include "device/emit/codegen.h"
+#include "device/emit/snapshot_plan.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

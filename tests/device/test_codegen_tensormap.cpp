@@ -3,8 +3,8 @@
 // tensormap-proxy fences, and TMA ops reading the global object instead of the parameter.
 #include <catch2/catch.hpp>
 
-#include "device/codegen.h"
-#include "device/ptx_wrappers.h"
+#include "device/emit/codegen.h"
+#include "device/ptx_wrappers/ptx_wrappers.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

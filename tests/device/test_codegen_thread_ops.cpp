@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "device/codegen.h"
+#include "device/emit/codegen.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

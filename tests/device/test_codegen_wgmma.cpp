@@ -10,10 +10,10 @@
 
 #include <regex>
 
-#include "device/codegen.h"
-#include "device/float_bits.h"
-#include "device/kernel_abi.h"
-#include "device/ptx_wrappers.h"
+#include "device/emit/codegen.h"
+#include "device/emit/float_bits.h"
+#include "device/emit/kernel_abi.h"
+#include "device/ptx_wrappers/ptx_wrappers.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

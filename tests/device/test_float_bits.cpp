@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "device/float_bits.h"
+#include "device/emit/float_bits.h"
 #include "scenarios/values.h"
 
 using namespace tmasim::device;

@@ -1,8 +1,8 @@
-// `tmasim bench kernel-overhead` without a GPU (device/kernel_bench.h): the cases' full-
+// `tmasim bench kernel-overhead` without a GPU (device/bench/kernel_bench.h): the cases' full-
 // chip and one-CTA scenarios, that they still bind to their kernels, and the report's table.
 #include <catch2/catch.hpp>
 
-#include "device/kernel_bench.h"
+#include "device/bench/kernel_bench.h"
 #include "kernel_test_support.h"
 #include "ptx/kernel_binding.h"
 

@@ -16,9 +16,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "device/cuda_driver.h"
-#include "device/gpu_session.h"
-#include "device/run_device.h"
+#include "device/launch/cuda_driver.h"
+#include "device/launch/gpu_session.h"
+#include "device/run/run_device.h"
 #include "kernel_test_support.h"
 #include "traces/trace_reader.h"
 

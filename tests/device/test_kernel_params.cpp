@@ -1,10 +1,10 @@
-// A kernel scenario's param buffer (device/kernel_params.h) against its PTX's `.param` layout,
+// A kernel scenario's param buffer (device/kernels/kernel_params.h) against its PTX's `.param` layout,
 // for every catalog kernel and by hand for three of them, and the launch dimensions.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 
-#include "device/kernel_params.h"
+#include "device/kernels/kernel_params.h"
 #include "kernel_test_support.h"
 
 using namespace tmasim;

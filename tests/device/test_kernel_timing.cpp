@@ -1,11 +1,11 @@
-// A rewritten kernel's timing buffer (device/ptx_timing.h) decoded into trace records and
+// A rewritten kernel's timing buffer (device/kernels/ptx_timing.h) decoded into trace records and
 // events, and the trace of a kernel run written from a fake buffer and read back.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 
-#include "device/kernel_timing.h"
-#include "device/trace_records.h"
+#include "device/kernels/kernel_timing.h"
+#include "device/launch/trace_records.h"
 #include "kernel_test_support.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "device/nvrtc_compiler.h"
+#include "device/launch/nvrtc_compiler.h"
 
 using namespace tmasim::device;
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-// The timing rewrite of a kernel's PTX (device/ptx_timing.h): what it inserts, around which
+// The timing rewrite of a kernel's PTX (device/kernels/ptx_timing.h): what it inserts, around which
 // instructions, that it leaves every instruction of the kernel as it was, and that ptxas
 // assembles the rewrite of every catalog kernel at every trace level.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <iostream>
 #include <regex>
 
-#include "device/ptx_timing.h"
+#include "device/kernels/ptx_timing.h"
 #include "kernel_test_support.h"
 #include "ptx/instruction_kinds.h"
 #include "ptx/parser.h"
@@ -108,7 +108,7 @@ TEST_CASE("the rewrite times entry, exits and each unit instruction of a small k
     CHECK(r.exits == 2);       // `@!%p1 ret` and `ret`; the body cannot fall through its end
     CHECK(r.held_waits == 2);  // the try_wait on its result, bar.sync by bar.warp.sync
     // The buffer's address: a module variable in front of the entry.
-    CHECK(r.ptx.find("// tmasim timing: the buffer's address (device/ptx_timing.h)\n.visible .global .align 8 .u64 __tmasim_timing;\n\n"
+    CHECK(r.ptx.find("// tmasim timing: the buffer's address (device/kernels/ptx_timing.h)\n.visible .global .align 8 .u64 __tmasim_timing;\n\n"
                      ".visible .entry k(") != std::string::npos);
     // Entry: 64 + 8 * 16 bytes per thread, in the model's CTA order.
     CHECK(r.ptx.find("\tmov.u64 %tms_d0, %globaltimer;\n\tmov.u64 %tms_d2, %clock64;\n\tmov.u32 %tms_r0, %clusterid.z;") !=

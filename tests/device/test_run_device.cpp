@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "device/cuda_driver.h"
-#include "device/gpu_session.h"
-#include "device/run_device.h"
+#include "device/launch/cuda_driver.h"
+#include "device/launch/gpu_session.h"
+#include "device/run/run_device.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 #include "scenarios/values.h"

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "device/codegen.h"
-#include "device/nvrtc_compiler.h"
-#include "device/sanitizer_ops.h"
-#include "device/sanitizer_report.h"
+#include "device/emit/codegen.h"
+#include "device/launch/nvrtc_compiler.h"
+#include "device/sanitizer/sanitizer_ops.h"
+#include "device/sanitizer/sanitizer_report.h"
 #include "ptx/kernel_binding.h"
 #include "scenarios/loader.h"
 

@@ -1,7 +1,7 @@
 // The one place IR axis order (outermost first) becomes the driver's (fastest first).
 #include <catch2/catch.hpp>
 
-#include "device/tensor_map_encode.h"
+#include "device/launch/tensor_map_encode.h"
 
 using namespace tmasim;
 using namespace tmasim::device;

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "device/bench_executor.h"
-#include "device/codegen.h"
-#include "device/kernel_abi.h"
+#include "device/bench/bench_executor.h"
+#include "device/emit/codegen.h"
+#include "device/emit/kernel_abi.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "device/trace_records.h"
+#include "device/launch/trace_records.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "device/codegen.h"
-#include "device/trace_records.h"
+#include "device/emit/codegen.h"
+#include "device/launch/trace_records.h"
 #include "device_test_support.h"
 #include "scenarios/loader.h"
 

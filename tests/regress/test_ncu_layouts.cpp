@@ -30,7 +30,7 @@ std::map<std::string, int64_t> model_totals(const Scenario& sc) {
 }
 
 // What the executor's epilogue adds when the scenario has shared buffers, for a recording
-// without a measured baseline (device/kernel_writer.cpp, emit_epilogue): every thread reads
+// without a measured baseline (device/emit/kernel_writer.cpp, emit_epilogue): every thread reads
 // the hang flag (one request and one sector per warp), then the CTA copies each buffer out
 // in 16-byte vectors: one 512-byte warp instruction per 32 vectors, 4 shared wavefronts and
 // 16 global sectors each. record_layout_ncu.py measures it instead (`baseline`: the same

@@ -21,7 +21,7 @@ namespace {
 const OpNames kNames = {{5, "mbarrier.arrive"}, {9, "mbarrier.wait"}, {12, "mbarrier.arrive"},
                         {13, "mbarrier.wait"}};
 
-// A finding as device/sanitizer_ops.cpp makes it, with the details cli/sanitize_run.cpp adds.
+// A finding as device/sanitizer/sanitizer_ops.cpp makes it, with the details cli/sanitize_run.cpp adds.
 Diagnostic missing_wait(int op, const std::string& waited) {
     Diagnostic d;
     d.outcome = Outcome::hazard;

@@ -3,7 +3,7 @@
 what held the sync's end clock in the traced kernel that recorded it.
 
 bar.sync lets a warp run ahead of the release, so the device tracer holds the clock read that
-ends a timed sync (device/kernel_writer_trace.cpp, hold_clock_after_barrier): with a __syncwarp,
+ends a timed sync (device/emit/kernel_writer_trace.cpp, hold_clock_after_barrier): with a __syncwarp,
 or, where the words read before the sync wait in shared memory, with their store. The kernel
 each fitting trace ran is regenerated (`tmasim codegen --trace all --trace-words <the header's
 trace_words_in>`) to tell which hold each sync op had. The __syncwarp-held median stands for

@@ -1,5 +1,5 @@
 // A fake libcuda.so.1 for the device tests on machines without a GPU: it hands out, through
-// cuGetProcAddress_v2, the driver entry points tmasim resolves (device/cuda_driver.h), with
+// cuGetProcAddress_v2, the driver entry points tmasim resolves (device/launch/cuda_driver.h), with
 // "device" memory in host memory. A launch runs no code: it logs what it was given (grid,
 // block, cluster, shared memory, each param's bytes as the PTX's signature sizes them) and,
 // for a module the timing rewrite made (it declares __tmasim_timing), writes what the rewritten
