@@ -4,27 +4,20 @@
 // folder is given its floor instead of escaping the check.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "cli_runner.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kRoot = TMASIM_SOURCE_DIR;
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // Each `#include "<component>/<folder>/..."` of `text` whose folder stands higher than
 // `floor`, as "<file>: includes <target>".
@@ -63,7 +56,7 @@ std::vector<std::string> floor_violations(const std::string& component, const st
             const std::string ext = f.path().extension().string();
             if (ext != ".cpp" && ext != ".h") continue;
             const std::string file = component + "/" + name + "/" + f.path().filename().string();
-            for (auto& v : upward_includes(component, floors, file, name, slurp(f.path()))) found.push_back(v);
+            for (auto& v : upward_includes(component, floors, file, name, tmasim_test::read_file(f.path().string()))) found.push_back(v);
         }
     }
     return found;
